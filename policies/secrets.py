@@ -1,0 +1,28 @@
+"""Text that must never be stored: credentials and keys. Checked on every field before a write."""
+
+from __future__ import annotations
+
+import functools
+import re
+
+_BUILTIN = (
+    r"\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{16,}",  # OpenAI / Anthropic API keys
+    r"\b(?:ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}",  # GitHub tokens
+    r"\bAKIA[0-9A-Z]{16}\b",  # AWS access key ids
+    r"\bxox[abprs]-[A-Za-z0-9-]{10,}",  # Slack tokens
+    r"\bAIza[0-9A-Za-z_-]{35}\b",  # Google API keys
+    r"-----BEGIN [A-Z ]*PRIVATE KEY-----",
+    r"\b[Bb]earer\s+[A-Za-z0-9._~+/-]{16,}=*",
+    r"\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}",  # JWTs
+    r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:[^\s@/]+@",  # URLs with user:password
+    r"(?i:\b(?:password|passwd|pwd|secret|api[_ -]?key|token)\s*(?:is|=|:)\s*\S{4,})",
+)
+
+
+@functools.lru_cache(maxsize=16)
+def secret_matcher(extra: tuple[str, ...] = ()) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{p})" for p in (*_BUILTIN, *extra)))
+
+
+def contains_secret(text: str, matcher: re.Pattern[str]) -> bool:
+    return matcher.search(text) is not None

@@ -1,0 +1,81 @@
+"""create_app(settings): the one place the app is assembled."""
+
+from __future__ import annotations
+
+import logging
+
+from litestar import Litestar, MediaType, Request, Response
+from litestar.datastructures import State
+from litestar.di import Provide
+from litestar.exceptions import HTTPException
+from litestar.openapi import OpenAPIConfig
+
+from proxy.errors import BadRequest
+from proxy.lifespan import services_lifespan
+from proxy.relay import UpstreamError
+from proxy.routes import admin, chat, health, passthrough
+from proxy.routes.common import provide_services
+from proxy.settings import Settings
+from proxy.wire.errors import ApiShape, error_bytes
+
+log = logging.getLogger("mnemo")
+
+
+def _shape(request: Request[object, object, State]) -> ApiShape:
+    try:
+        api = request.route_handler.opt.get("api")
+    except Exception:  # no route matched: answer in the OpenAI shape, the default client
+        api = None
+    return "anthropic" if api == "anthropic" else "openai"
+
+
+def _error(request: Request[object, object, State], status: int, message: str, param: str | None = None) -> Response[bytes]:
+    return Response(
+        content=error_bytes(_shape(request), status, message, param=param),
+        status_code=status,
+        media_type=MediaType.JSON,
+        headers={"x-mnemo-status": "ok"},
+    )
+
+
+def _bad_request(request: Request[object, object, State], exc: BadRequest) -> Response[bytes]:
+    return _error(request, exc.status_code, exc.message, exc.param)
+
+
+def _upstream_error(request: Request[object, object, State], exc: UpstreamError) -> Response[bytes]:
+    return _error(request, exc.status_code, exc.message)
+
+
+def _http_error(request: Request[object, object, State], exc: HTTPException) -> Response[bytes]:
+    return _error(request, exc.status_code, str(exc.detail))
+
+
+def _unexpected(request: Request[object, object, State], exc: Exception) -> Response[bytes]:
+    log.exception("unexpected error on %s %s", request.method, request.url.path)
+    return _error(request, 500, f"internal error in Mnemo: {type(exc).__name__}")
+
+
+def create_app(settings: Settings) -> Litestar:
+    return Litestar(
+        route_handlers=[
+            chat.chat_completions,
+            chat.project_chat_completions,
+            passthrough.passthrough,
+            admin.list_memories,
+            admin.get_memory,
+            health.healthz,
+            health.readyz,
+        ],
+        dependencies={"services": Provide(provide_services, sync_to_thread=False)},
+        state=State({"settings": settings}),
+        lifespan=[services_lifespan],
+        exception_handlers={
+            BadRequest: _bad_request,
+            UpstreamError: _upstream_error,
+            HTTPException: _http_error,
+            Exception: _unexpected,
+        },
+        request_max_body_size=settings.max_body_bytes,
+        openapi_config=OpenAPIConfig(title="Mnemo management API", version="0.1.0", path="/mnemo/v1/schema"),
+        logging_config=None,
+    )

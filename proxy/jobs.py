@@ -1,0 +1,285 @@
+"""Learning off the hot path: the job queue and the worker (extract -> decide -> write).
+
+Jobs go through a Redis Stream with a consumer group, so any number of workers share them
+and a job is acknowledged only after its records are written: a worker that crashes leaves
+its jobs pending, and the next worker claims them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import socket
+import time
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError, ResponseError
+
+from extractors import Candidate, Extractor, Turn
+from policies import Decision, Policy, decide
+from proxy.errors import MnemoError, StoreError, StoreUnavailable
+from proxy.memory.embeddings import EmbeddingService
+from proxy.memory.model import Evidence, Kind, Memory, Source, new_id, utcnow
+from proxy.memory.store import MemoryStore
+from proxy.scope import Scope
+
+log = logging.getLogger("mnemo.jobs")
+
+STREAM = "mnemo:jobs"
+DEAD_LETTERS = "mnemo:jobs:dead"
+GROUP = "mnemo-workers"
+MAX_ATTEMPTS = 5
+RECLAIM_IDLE_MS = 30_000
+RECLAIM_EVERY_S = 15.0
+JOB_SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractionJob:
+    """Everything the worker needs about one exchange; no request object crosses the queue."""
+
+    request_id: str
+    scope: Scope
+    turns: list[Turn]
+    observed_at: datetime
+    api: str
+    client: str | None = None
+    model: str | None = None
+    reply: str | None = None  # the assistant's reassembled reply, for inferred facts
+    message_hashes: dict[int, str] = field(default_factory=dict)
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "v": JOB_SCHEMA_VERSION,
+                "request_id": self.request_id,
+                "scope": self.scope.as_dict(),
+                "turns": [asdict(t) for t in self.turns],
+                "observed_at": self.observed_at.timestamp(),
+                "api": self.api,
+                "client": self.client,
+                "model": self.model,
+                "reply": self.reply,
+                "message_hashes": {str(k): v for k, v in self.message_hashes.items()},
+            },
+            ensure_ascii=False,
+        )
+
+    @classmethod
+    def from_json(cls, raw: str | bytes) -> ExtractionJob:
+        data = json.loads(raw)
+        return cls(
+            request_id=data["request_id"],
+            scope=Scope(**data["scope"]),
+            turns=[Turn(**t) for t in data["turns"]],
+            observed_at=datetime.fromtimestamp(data["observed_at"]).astimezone(),
+            api=data["api"],
+            client=data.get("client"),
+            model=data.get("model"),
+            reply=data.get("reply"),
+            message_hashes={int(k): v for k, v in data.get("message_hashes", {}).items()},
+        )
+
+
+class JobQueue:
+    """The Redis Stream of extraction jobs. Blocking reads use their own connection pool."""
+
+    def __init__(self, url: str, timeout_s: float = 0.5, block_ms: int = 1000) -> None:
+        self._client = aioredis.Redis.from_url(url, socket_timeout=timeout_s, socket_connect_timeout=timeout_s)
+        self._reader = aioredis.Redis.from_url(
+            url, socket_timeout=block_ms / 1000 + 5, socket_connect_timeout=timeout_s
+        )
+        self._block_ms = block_ms
+        self.consumer = f"{socket.gethostname()}-{os.getpid()}"
+
+    async def close(self) -> None:
+        await self._client.aclose()
+        await self._reader.aclose()
+
+    async def enqueue(self, job: ExtractionJob) -> str:
+        try:
+            entry_id = await self._client.xadd(STREAM, {"job": job.to_json()})
+        except (RedisError, OSError) as exc:
+            raise StoreUnavailable(f"could not queue the extraction job: {exc}") from exc
+        return entry_id.decode() if isinstance(entry_id, bytes) else str(entry_id)
+
+    async def ensure_group(self) -> None:
+        try:
+            await self._reader.xgroup_create(STREAM, GROUP, id="0", mkstream=True)
+        except ResponseError as exc:
+            if "BUSYGROUP" not in str(exc):
+                raise
+
+    async def take(self, count: int, pending_first: bool) -> list[tuple[str, bytes]]:
+        """Own pending entries first (a restart after a crash), then idle ones of dead workers, then new."""
+        if pending_first:
+            own = await self._read("0", count, block=False)
+            if own:
+                return own
+            claimed = await self._reader.xautoclaim(STREAM, GROUP, self.consumer, min_idle_time=RECLAIM_IDLE_MS, count=count)
+            entries = [(_text(i), f[b"job"]) for i, f in claimed[1] if f and b"job" in f]
+            if entries:
+                return entries
+        return await self._read(">", count, block=True)
+
+    async def _read(self, start: str, count: int, block: bool) -> list[tuple[str, bytes]]:
+        reply = await self._reader.xreadgroup(
+            GROUP, self.consumer, {STREAM: start}, count=count, block=self._block_ms if block else None
+        )
+        entries: list[tuple[str, bytes]] = []
+        for _stream, items in reply or []:
+            for entry_id, fields in items:
+                if fields and b"job" in fields:
+                    entries.append((_text(entry_id), fields[b"job"]))
+        return entries
+
+    async def done(self, entry_ids: list[str]) -> None:
+        # Acknowledge and delete: the queue holds message text, which must not outlive its use.
+        if entry_ids:
+            async with self._reader.pipeline(transaction=True) as pipe:
+                pipe.xack(STREAM, GROUP, *entry_ids)
+                pipe.xdel(STREAM, *entry_ids)
+                await pipe.execute()
+
+    async def bury(self, entry_id: str, payload: bytes, reason: str) -> None:
+        await self._reader.xadd(DEAD_LETTERS, {"job": payload, "reason": reason}, maxlen=10_000)
+        await self.done([entry_id])
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+@dataclass(frozen=True, slots=True)
+class WriteReport:
+    written: int = 0
+    merged: int = 0
+    refused: int = 0
+
+
+class Learner:
+    """extract -> decide -> write, for a batch of jobs. Model work runs in a thread."""
+
+    def __init__(
+        self, extractor: Extractor, embeddings: EmbeddingService, store: MemoryStore, policy: Policy
+    ) -> None:
+        self.extractor = extractor
+        self.embeddings = embeddings
+        self.store = store
+        self.policy = policy
+
+    async def learn(self, jobs: list[ExtractionJob]) -> WriteReport:
+        found = await asyncio.to_thread(self.extractor.extract_many, [job.turns for job in jobs])
+        report = WriteReport()
+        decisions: list[tuple[ExtractionJob, Decision]] = []
+        for job, candidates in zip(jobs, found, strict=True):
+            kept, refused = decide(candidates, job.scope, self.policy, now=job.observed_at)
+            for refusal in refused:
+                log.info("not stored (%s): rule %s", refusal.reason, refusal.candidate.rule_id)
+            report = WriteReport(report.written, report.merged, report.refused + len(refused))
+            decisions.extend((job, decision) for decision in kept)
+        return await self._write(decisions, report)
+
+    async def _write(self, decisions: list[tuple[ExtractionJob, Decision]], report: WriteReport) -> WriteReport:
+        fresh: list[tuple[ExtractionJob, Decision]] = []
+        seen: set[str] = set()
+        for job, decision in decisions:
+            existing = await self.store.find_by_fingerprint(decision.scope, decision.fingerprint)
+            if existing is not None:
+                await self.store.mark_seen(existing)
+                report = WriteReport(report.written, report.merged + 1, report.refused)
+            elif decision.fingerprint not in seen:
+                seen.add(decision.fingerprint)
+                fresh.append((job, decision))
+        if not fresh:
+            return report
+        vectors = await self.embeddings.embed_many([d.text for _, d in fresh])
+        for (job, decision), vector in zip(fresh, vectors, strict=True):
+            await self.store.put(to_memory(job, decision, self.embeddings.model_id), vector)
+        return WriteReport(report.written + len(fresh), report.merged, report.refused)
+
+
+def to_memory(job: ExtractionJob, decision: Decision, embedding_model: str) -> Memory:
+    candidate: Candidate = decision.candidate
+    return Memory(
+        id=new_id(),
+        kind=Kind(candidate.kind),
+        text=decision.text,
+        scope=decision.scope,
+        evidence=Evidence(decision.evidence),
+        confidence=candidate.confidence,
+        source=Source(
+            role=candidate.turn.role,
+            request_id=job.request_id,
+            message_index=candidate.turn.index,
+            message_sha256=job.message_hashes.get(candidate.turn.index, ""),
+            span=candidate.span,
+            client=job.client,
+            model=job.model,
+        ),
+        observed_at=decision.observed_at,
+        subject=decision.scope.label(),
+        key=candidate.key,
+        value=candidate.value,
+        valid_from=decision.observed_at,
+        policy=decision.policy,
+        extractor=candidate.rule_id,
+        fingerprint=decision.fingerprint,
+        last_seen_at=decision.observed_at,
+        embedding_model=embedding_model,
+    )
+
+
+async def run_worker(queue: JobQueue, learner: Learner, stop: asyncio.Event, batch_size: int = 32) -> None:
+    """The worker loop. Returns when ``stop`` is set; survives store outages by backing off."""
+    attempts: dict[str, int] = {}
+    pending_first = True
+    last_sweep = time.monotonic()
+    while not stop.is_set():
+        if time.monotonic() - last_sweep > RECLAIM_EVERY_S:
+            # Jobs a crashed worker left pending are claimed after they sit idle long enough.
+            pending_first, last_sweep = True, time.monotonic()
+        entries: list[tuple[str, bytes]] = []
+        try:
+            await queue.ensure_group()
+            entries = await queue.take(batch_size, pending_first)
+            pending_first = False
+            if not entries:
+                continue
+            jobs: list[ExtractionJob] = []
+            good: list[str] = []
+            for entry_id, payload in entries:
+                try:
+                    jobs.append(ExtractionJob.from_json(payload))
+                    good.append(entry_id)
+                except (ValueError, KeyError, TypeError) as exc:
+                    await queue.bury(entry_id, payload, f"unreadable job: {exc}")
+            report = await learner.learn(jobs)
+            await queue.done(good)
+            for entry_id in good:
+                attempts.pop(entry_id, None)
+            log.debug("learned from %d jobs: %s", len(jobs), report)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the worker outlives any one bad batch; the jobs stay queued
+            if isinstance(exc, MnemoError | RedisError | OSError):
+                log.warning("worker: %s; retrying", exc)
+            else:
+                log.exception("worker: unexpected error; retrying")
+            pending_first = True
+            for entry_id, payload in entries:
+                attempts[entry_id] = attempts.get(entry_id, 0) + 1
+                if attempts[entry_id] >= MAX_ATTEMPTS:
+                    with contextlib.suppress(RedisError, OSError):
+                        await queue.bury(entry_id, payload, str(exc))
+            await _sleep_unless_stopped(stop, 1.0)
+
+
+async def _sleep_unless_stopped(stop: asyncio.Event, seconds: float) -> None:
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(stop.wait(), timeout=seconds)

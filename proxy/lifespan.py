@@ -1,0 +1,119 @@
+"""Resources with a lifetime: opened when the app starts, closed when it stops, handed out by DI."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass, field
+
+import httpx
+from litestar import Litestar
+
+from extractors import build_extractor
+from policies import DEFAULT_POLICY, Policy
+from proxy.errors import EmbeddingModelMismatch, StoreError, StoreUnavailable
+from proxy.jobs import ExtractionJob, JobQueue, Learner, run_worker
+from proxy.memory.embeddings import EmbeddingService, build_embedder
+from proxy.memory.redis_store import RedisMemoryStore
+from proxy.scope import LOCAL_PRINCIPAL, Principal
+from proxy.settings import Settings
+
+log = logging.getLogger("mnemo")
+
+_STORE_RETRY_S = 5.0
+
+
+@dataclass(slots=True)
+class Services:
+    """What handlers use. One per app; built in the lifespan, never at import."""
+
+    settings: Settings
+    http: httpx.AsyncClient
+    store: RedisMemoryStore
+    embeddings: EmbeddingService
+    queue: JobQueue
+    policy: Policy
+    principal: Principal = LOCAL_PRINCIPAL
+    store_ready: bool = False
+    _last_open_attempt: float = field(default=0.0)
+
+    async def ensure_store(self) -> bool:
+        """Open the index if an earlier attempt failed (store down at start); at most every few seconds."""
+        if self.store_ready:
+            return True
+        now = time.monotonic()
+        if now - self._last_open_attempt < _STORE_RETRY_S:
+            return False
+        self._last_open_attempt = now
+        try:
+            await self.store.open()
+        except StoreUnavailable as exc:
+            log.warning("memory store unavailable: %s", exc)
+            return False
+        self.store_ready = True
+        return True
+
+    async def enqueue(self, job: ExtractionJob) -> None:
+        """Queue learning for after the reply; a failure here never reaches the user's call."""
+        try:
+            await self.queue.enqueue(job)
+        except StoreError as exc:
+            log.warning("learning skipped for request %s: %s", job.request_id, exc)
+
+
+def upstream_client(settings: Settings) -> httpx.AsyncClient:
+    timeout = httpx.Timeout(
+        connect=settings.upstream_connect_timeout_s,
+        read=settings.upstream_read_timeout_s,
+        write=settings.upstream_read_timeout_s,
+        pool=settings.upstream_connect_timeout_s,
+    )
+    limits = httpx.Limits(max_connections=512, max_keepalive_connections=128)
+    return httpx.AsyncClient(timeout=timeout, limits=limits, follow_redirects=False)
+
+
+@asynccontextmanager
+async def services_lifespan(app: Litestar) -> AsyncIterator[None]:
+    settings: Settings = app.state.settings
+    if settings.redis_url is None:
+        raise StoreUnavailable("no store URL: `mnemo serve` starts the embedded store and passes its URL")
+    async with AsyncExitStack() as stack:
+        http = upstream_client(settings)
+        stack.push_async_callback(http.aclose)
+        embedder = await asyncio.to_thread(
+            build_embedder, settings.embedding_url, settings.embedding_model, settings.embedding_api_key
+        )
+        embeddings = EmbeddingService(embedder)
+        store = RedisMemoryStore(settings.redis_url, embedder.model_id, embedder.dims, settings.store_timeout_s)
+        stack.push_async_callback(store.close)
+        queue = JobQueue(settings.redis_url)
+        stack.push_async_callback(queue.close)
+        services = Services(settings=settings, http=http, store=store, embeddings=embeddings, queue=queue,
+                            policy=DEFAULT_POLICY)
+        try:
+            await services.ensure_store()
+        except EmbeddingModelMismatch:
+            raise
+        if settings.run_worker:
+            extractor = await asyncio.to_thread(build_extractor)
+            learner = Learner(extractor, embeddings, store, services.policy)
+            stop = asyncio.Event()
+            worker = asyncio.create_task(run_worker(queue, learner, stop), name="mnemo-worker")
+            stack.push_async_callback(_stop_worker, stop, worker)
+        app.state.services = services
+        log.info("mnemo ready: upstream %s, embeddings %s", settings.upstream_url, embedder.model_id)
+        yield
+
+
+async def _stop_worker(stop: asyncio.Event, worker: asyncio.Task[None]) -> None:
+    stop.set()
+    try:
+        await asyncio.wait_for(worker, timeout=10)
+    except TimeoutError:
+        worker.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await worker

@@ -1,0 +1,194 @@
+"""The memory record (DESIGN §2) and how it maps to and from a flat Redis hash."""
+
+from __future__ import annotations
+
+import enum
+import json
+from dataclasses import asdict, dataclass, field, replace
+from datetime import UTC, datetime
+from typing import Any
+
+from ulid import ULID
+
+from proxy.scope import Scope
+
+SCHEMA_VERSION = 1
+
+
+class Kind(enum.StrEnum):
+    SEMANTIC = "semantic"
+    PROCEDURAL = "procedural"
+    EPISODIC = "episodic"
+    REFLECTION = "reflection"
+
+
+class Evidence(enum.StrEnum):
+    STATED = "stated"
+    INFERRED = "inferred"
+    IMPORTED = "imported"
+    ADMIN = "admin"
+
+
+class Status(enum.StrEnum):
+    ACTIVE = "active"
+    SUPERSEDED = "superseded"
+    QUARANTINED = "quarantined"
+
+
+def new_id() -> str:
+    return str(ULID())
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def to_epoch(moment: datetime | None) -> float | None:
+    return None if moment is None else moment.timestamp()
+
+
+def from_epoch(value: Any) -> datetime | None:
+    if value in (None, "", b""):
+        return None
+    return datetime.fromtimestamp(float(value), UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """Where a memory came from: enough to check it against the original message."""
+
+    role: str
+    request_id: str
+    message_index: int
+    message_sha256: str
+    span: str
+    client: str | None = None
+    model: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Memory:
+    id: str
+    kind: Kind
+    text: str
+    scope: Scope
+    evidence: Evidence
+    confidence: float
+    source: Source
+    observed_at: datetime
+    subject: str | None = None
+    key: str | None = None
+    value: str | None = None
+    qualifier: str | None = None
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    status: Status = Status.ACTIVE
+    supersedes: str | None = None
+    superseded_by: str | None = None
+    version: int = 1
+    expires_at: datetime | None = None
+    policy: str | None = None
+    extractor: str | None = None
+    fingerprint: str = ""
+    seen_count: int = 1
+    last_seen_at: datetime | None = None
+    embedding_model: str | None = None
+    schema_version: int = SCHEMA_VERSION
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def with_changes(self, **changes: Any) -> Memory:
+        return replace(self, **changes)
+
+    def to_json(self) -> dict[str, Any]:
+        """The record as the API and export show it: every field, times in ISO 8601."""
+        out: dict[str, Any] = {}
+        for name in Memory.__slots__:
+            value = getattr(self, name)
+            if isinstance(value, datetime):
+                out[name] = value.isoformat()
+            elif isinstance(value, Scope | Source):
+                out[name] = asdict(value)
+            elif isinstance(value, enum.Enum):
+                out[name] = value.value
+            else:
+                out[name] = value
+        return out
+
+
+# Hash layout -----------------------------------------------------------------
+
+_TIME_FIELDS = ("observed_at", "valid_from", "valid_to", "expires_at", "last_seen_at")
+_TEXT_FIELDS = (
+    "id", "text", "subject", "key", "value", "qualifier", "supersedes", "superseded_by",
+    "policy", "extractor", "fingerprint", "embedding_model",
+)
+
+
+def to_hash(memory: Memory, scope_tags: dict[str, str]) -> dict[str, str | float | int | bytes]:
+    """Flatten a record for a Redis hash. Unset optional fields are left out, not stored empty."""
+    row: dict[str, str | float | int | bytes] = {
+        "kind": memory.kind.value,
+        "evidence": memory.evidence.value,
+        "status": memory.status.value,
+        "confidence": memory.confidence,
+        "version": memory.version,
+        "seen_count": memory.seen_count,
+        "schema_version": memory.schema_version,
+        "source": json.dumps(asdict(memory.source), ensure_ascii=False),
+        "scope": json.dumps(memory.scope.as_dict(), ensure_ascii=False),
+        "extra": json.dumps(memory.extra, ensure_ascii=False),
+        # The index filters on these; the raw values live in "scope" above.
+        **{f"scope_{level}": tag for level, tag in scope_tags.items()},
+        "current": "1" if memory.valid_to is None else "0",
+    }
+    for name in _TEXT_FIELDS:
+        value = getattr(memory, name)
+        if value is not None:
+            row[name] = value
+    for name in _TIME_FIELDS:
+        epoch = to_epoch(getattr(memory, name))
+        if epoch is not None:
+            row[name] = epoch
+    return row
+
+
+def _text(row: dict[str, Any], name: str) -> str | None:
+    value = row.get(name)
+    if value is None:
+        return None
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def from_hash(row: dict[str, Any]) -> Memory:
+    """Rebuild a record from a hash as read back from Redis (bytes or str values)."""
+    scope_raw = json.loads(_text(row, "scope") or "{}")
+    source_raw = json.loads(_text(row, "source") or "{}")
+    return Memory(
+        id=_text(row, "id") or "",
+        kind=Kind(_text(row, "kind")),
+        text=_text(row, "text") or "",
+        scope=Scope(**scope_raw),
+        evidence=Evidence(_text(row, "evidence")),
+        confidence=float(_text(row, "confidence") or 0.0),
+        source=Source(**source_raw),
+        observed_at=from_epoch(_text(row, "observed_at")) or utcnow(),
+        subject=_text(row, "subject"),
+        key=_text(row, "key"),
+        value=_text(row, "value"),
+        qualifier=_text(row, "qualifier"),
+        valid_from=from_epoch(_text(row, "valid_from")),
+        valid_to=from_epoch(_text(row, "valid_to")),
+        status=Status(_text(row, "status") or "active"),
+        supersedes=_text(row, "supersedes"),
+        superseded_by=_text(row, "superseded_by"),
+        version=int(_text(row, "version") or 1),
+        expires_at=from_epoch(_text(row, "expires_at")),
+        policy=_text(row, "policy"),
+        extractor=_text(row, "extractor"),
+        fingerprint=_text(row, "fingerprint") or "",
+        seen_count=int(_text(row, "seen_count") or 1),
+        last_seen_at=from_epoch(_text(row, "last_seen_at")),
+        embedding_model=_text(row, "embedding_model"),
+        schema_version=int(_text(row, "schema_version") or SCHEMA_VERSION),
+        extra=json.loads(_text(row, "extra") or "{}"),
+    )

@@ -1,0 +1,281 @@
+"""The memory store on Redis with the search module, through RedisVL (DESIGN §5).
+
+Access control happens inside the query: every search carries a filter built from the
+request's scope, so records of other orgs, projects, users and sessions are never read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from importlib import resources
+from typing import Any
+
+import numpy as np
+import redis.asyncio as aioredis
+import yaml
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.exceptions import RedisError
+from redisvl.exceptions import RedisSearchError, RedisVLError
+from redisvl.index import AsyncSearchIndex
+from redisvl.query import FilterQuery, TextQuery, VectorQuery
+from redisvl.query.filter import FilterExpression, Num, Tag
+from redisvl.schema import IndexSchema
+
+from proxy.errors import EmbeddingModelMismatch, StoreError, StoreUnavailable
+from proxy.memory.embeddings import Vectors
+from proxy.memory.model import Memory, Status, from_hash, to_hash, to_epoch, utcnow
+from proxy.memory.store import ListPage, ListQuery, RecallQuery, ScoredMemory
+from proxy.scope import Scope, scope_tag
+
+META_KEY = "mnemo:meta"
+INDEX_SCHEMA_VERSION = "1"
+_RRF_K = 10  # small k: candidate lists are short, so ranks near the top should dominate
+_WORD = re.compile(r"\w+", re.UNICODE)
+_MAX_QUERY_TERMS = 24
+# Words that carry no topic; kept short on purpose (BM25's idf handles the rest).
+STOPWORDS = frozenset(
+    "a an and are as at be but by can could do does for from had has have how i i'm in is it its "
+    "me my of on or our should so that the their them then there these they this to us was we "
+    "what when where which who why will with would you your".split()
+)
+
+
+def load_index_schema(dims: int) -> IndexSchema:
+    raw = yaml.safe_load(resources.files("proxy.memory").joinpath("index_schema.yaml").read_text())
+    for field in raw["fields"]:
+        if field["type"] == "vector":
+            field["attrs"]["dims"] = dims
+    return IndexSchema.from_dict(raw)
+
+
+def visibility_filter(scope: Scope) -> FilterExpression:
+    """DESIGN §3 as a query filter: same org; each narrower level unset or equal to the request's."""
+    expression = Tag("scope_org") == scope_tag(scope.org)
+    for level in ("project", "user", "session"):
+        value = getattr(scope, level)
+        allowed = [scope_tag(None)] if value is None else [scope_tag(None), scope_tag(value)]
+        expression = expression & (Tag(f"scope_{level}") == allowed)
+    return expression
+
+
+def _current_filter() -> FilterExpression:
+    return (Tag("status") == Status.ACTIVE.value) & (Tag("current") == "1")
+
+
+def keyword_query(text: str) -> str:
+    """Distinct content words of the query, safe for the text search syntax."""
+    seen: dict[str, None] = {}
+    for word in _WORD.findall(text.lower()):
+        if word not in STOPWORDS and len(word) > 1:
+            seen.setdefault(word, None)
+    return " ".join(list(seen)[:_MAX_QUERY_TERMS])
+
+
+class RedisMemoryStore:
+    """``MemoryStore`` on RedisVL. Owns its async client; opened and closed by the app lifespan."""
+
+    def __init__(self, url: str, embedding_model: str, dims: int, timeout_s: float = 0.5) -> None:
+        self._client = aioredis.Redis.from_url(
+            url,
+            socket_timeout=timeout_s,
+            socket_connect_timeout=timeout_s,
+            retry=Retry(NoBackoff(), 0),  # fail fast: the proxy fails open instead of waiting
+            max_connections=64,
+        )
+        self.embedding_model = embedding_model
+        self.dims = dims
+        self.schema = load_index_schema(dims)
+        self._index = AsyncSearchIndex(self.schema, redis_client=self._client)
+        self._return_fields = list(_ALL_HASH_FIELDS)
+
+    @property
+    def client(self) -> aioredis.Redis:
+        return self._client
+
+    async def open(self) -> None:
+        try:
+            meta = {k.decode(): v.decode() for k, v in (await self._client.hgetall(META_KEY)).items()}
+            if meta and meta.get("embedding_model") != self.embedding_model:
+                raise EmbeddingModelMismatch(
+                    f"the store's index was built with embedding model {meta.get('embedding_model')!r} "
+                    f"({meta.get('dims')} dims), but this server is configured with "
+                    f"{self.embedding_model!r} ({self.dims} dims); use the same model, another store, "
+                    "or export and re-import the memories"
+                )
+            if not await self._index.exists():
+                await self._index.create(overwrite=False)
+            await self._client.hset(
+                META_KEY,
+                mapping={
+                    "embedding_model": self.embedding_model,
+                    "dims": str(self.dims),
+                    "index_schema_version": INDEX_SCHEMA_VERSION,
+                },
+            )
+        except (RedisError, RedisVLError, OSError) as exc:
+            raise StoreUnavailable(f"cannot open the memory index: {exc}") from exc
+
+    async def close(self) -> None:
+        await self._client.aclose()
+
+    async def ping(self) -> None:
+        try:
+            await self._client.ping()
+        except (RedisError, OSError) as exc:
+            raise StoreUnavailable(f"store did not answer: {exc}") from exc
+
+    async def recall(self, query: RecallQuery) -> list[ScoredMemory]:
+        where = visibility_filter(query.scope) & _current_filter()
+        searches: list[Any] = []
+        if query.vector is not None:
+            searches.append(
+                VectorQuery(
+                    query.vector.astype(np.float32).tobytes(),
+                    "embedding",
+                    return_fields=self._return_fields,
+                    filter_expression=where,
+                    num_results=query.candidates,
+                )
+            )
+        words = keyword_query(query.text)
+        if words:
+            searches.append(
+                TextQuery(
+                    words,
+                    {"text": 1.0, "subject": 0.5},
+                    filter_expression=where,
+                    return_fields=self._return_fields,
+                    num_results=query.candidates,
+                    stopwords=None,
+                )
+            )
+        if not searches:
+            return []
+        try:
+            results = await asyncio.gather(*(self._index.query(search) for search in searches))
+        except (RedisError, RedisVLError, OSError) as exc:
+            raise StoreUnavailable(f"recall failed: {exc}") from exc
+        results = [[self._row(row) for row in rows] for rows in results]
+        vector_rows = results[0] if query.vector is not None else []
+        text_rows = results[-1] if words else []
+        return fuse(vector_rows, text_rows, query)
+
+    async def put(self, memory: Memory, vector: Vectors) -> None:
+        row = to_hash(memory, {lvl: scope_tag(v) for lvl, v in memory.scope.as_dict().items()})
+        row["embedding"] = vector.astype(np.float32).tobytes()
+        key = self._key(memory.id)
+        try:
+            async with self._client.pipeline(transaction=True) as pipe:
+                pipe.hset(key, mapping=row)  # type: ignore[arg-type]
+                if memory.expires_at is not None:
+                    pipe.expireat(key, int(memory.expires_at.timestamp()) + 1)
+                await pipe.execute()
+        except (RedisError, OSError) as exc:
+            raise StoreUnavailable(f"write failed: {exc}") from exc
+
+    async def find_by_fingerprint(self, scope: Scope, fingerprint: str) -> Memory | None:
+        where = (
+            (Tag("fingerprint") == fingerprint)
+            & (Tag("scope_org") == scope_tag(scope.org))
+            & _current_filter()
+        )
+        rows = await self._search(FilterQuery(where, return_fields=self._return_fields, num_results=1))
+        return from_hash(self._row(rows[0])) if rows else None
+
+    async def mark_seen(self, memory: Memory) -> Memory:
+        now = utcnow()
+        key = self._key(memory.id)
+        try:
+            count = await self._client.hincrby(key, "seen_count", 1)
+            await self._client.hset(key, "last_seen_at", str(to_epoch(now)))
+        except (RedisError, OSError) as exc:
+            raise StoreUnavailable(f"write failed: {exc}") from exc
+        return memory.with_changes(seen_count=int(count), last_seen_at=now)
+
+    async def get(self, memory_id: str) -> Memory | None:
+        try:
+            row = await self._client.hgetall(self._key(memory_id))
+        except (RedisError, OSError) as exc:
+            raise StoreUnavailable(f"read failed: {exc}") from exc
+        if not row:
+            return None
+        return from_hash({k.decode(): v for k, v in row.items() if k != b"embedding"})
+
+    async def list(self, query: ListQuery) -> ListPage:
+        where: FilterExpression = Num("observed_at") >= 0
+        if query.visible_to is not None:
+            where = where & visibility_filter(query.visible_to)
+        for level in ("org", "project", "user", "session"):
+            value = getattr(query, level)
+            if value is not None:
+                where = where & (Tag(f"scope_{level}") == scope_tag(value))
+        for name, values in (("kind", query.kinds), ("evidence", query.evidence), ("status", query.statuses)):
+            if values:
+                where = where & (Tag(name) == [v.value for v in values])
+        search = FilterQuery(
+            where,
+            return_fields=self._return_fields,
+            num_results=query.limit,
+            sort_by=("observed_at", "DESC"),
+        )
+        search.paging(query.offset, query.limit)
+        try:
+            result = await self._index.search(search.query, query_params=search.params)
+        except (RedisError, RedisVLError, OSError) as exc:
+            raise StoreUnavailable(f"listing failed: {exc}") from exc
+        memories = [from_hash(self._row(_doc_fields(doc))) for doc in result.docs]
+        end = query.offset + len(memories)
+        return ListPage(memories=memories, total=int(result.total), next_offset=end if end < result.total else None)
+
+    async def _search(self, search: FilterQuery) -> list[dict[str, Any]]:
+        try:
+            return await self._index.query(search)
+        except (RedisError, RedisVLError, RedisSearchError, OSError) as exc:
+            raise StoreUnavailable(f"search failed: {exc}") from exc
+
+    def _row(self, row: dict[str, Any]) -> dict[str, Any]:
+        # RedisVL reports the document key as "id"; the record id is the key without its prefix.
+        key = str(row.get("id", ""))
+        return {**row, "id": key.removeprefix(self._key(""))}
+
+    def _key(self, memory_id: str) -> str:
+        return f"{self.schema.index.prefix}{self.schema.index.key_separator}{memory_id}"
+
+
+_ALL_HASH_FIELDS = [
+    "id", "kind", "text", "subject", "key", "value", "qualifier", "scope", "evidence", "confidence",
+    "source", "observed_at", "valid_from", "valid_to", "status", "supersedes", "superseded_by",
+    "version", "expires_at", "policy", "extractor", "fingerprint", "seen_count", "last_seen_at",
+    "embedding_model", "schema_version", "extra",
+]
+
+
+def _doc_fields(doc: Any) -> dict[str, Any]:
+    fields = {name: getattr(doc, name) for name in _ALL_HASH_FIELDS if hasattr(doc, name)}
+    return {**fields, "id": doc.id}
+
+
+def fuse(vector_rows: list[dict[str, Any]], text_rows: list[dict[str, Any]], query: RecallQuery) -> list[ScoredMemory]:
+    """Weighted reciprocal-rank fusion of the vector and keyword result lists, best first.
+
+    Scores are scaled to 0..1 (1 = first in both lists), so a minimum score means the same
+    whatever the weights.
+    """
+    best = query.vector_weight / (_RRF_K + 1) + query.text_weight / (_RRF_K + 1)
+    scores: dict[str, float] = {}
+    rows: dict[str, dict[str, Any]] = {}
+    similarity: dict[str, float] = {}
+    for rank, row in enumerate(vector_rows, start=1):
+        scores[row["id"]] = scores.get(row["id"], 0.0) + query.vector_weight / (_RRF_K + rank)
+        rows[row["id"]] = row
+        similarity[row["id"]] = 1.0 - float(row.get("vector_distance", 1.0))
+    for rank, row in enumerate(text_rows, start=1):
+        scores[row["id"]] = scores.get(row["id"], 0.0) + query.text_weight / (_RRF_K + rank)
+        rows.setdefault(row["id"], row)
+    ranked = sorted(scores, key=lambda doc_id: scores[doc_id], reverse=True)[: query.limit]
+    return [
+        ScoredMemory(memory=from_hash(rows[doc_id]), score=scores[doc_id] / best, similarity=similarity.get(doc_id))
+        for doc_id in ranked
+    ]

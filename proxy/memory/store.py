@@ -1,0 +1,75 @@
+"""The store interface and its query objects. One implementation today: ``RedisMemoryStore``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from proxy.memory.embeddings import Vectors
+from proxy.memory.model import Evidence, Kind, Memory, Status
+from proxy.scope import Scope
+
+
+@dataclass(frozen=True, slots=True)
+class RecallQuery:
+    """Find what one request may see and what is relevant to it."""
+
+    scope: Scope  # the request's context; visibility is derived from it inside the store's query
+    text: str
+    vector: Vectors | None
+    limit: int = 12
+    candidates: int = 24
+    text_weight: float = 0.6
+    vector_weight: float = 0.4
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredMemory:
+    memory: Memory
+    score: float
+    similarity: float | None = None  # cosine similarity of the vector match, if it matched
+
+
+@dataclass(frozen=True, slots=True)
+class ListQuery:
+    """Filters for listing records. Scope levels match exactly; ``visible_to`` applies DESIGN §3 instead."""
+
+    org: str | None = None
+    project: str | None = None
+    user: str | None = None
+    session: str | None = None
+    visible_to: Scope | None = None
+    kinds: tuple[Kind, ...] = ()
+    evidence: tuple[Evidence, ...] = ()
+    statuses: tuple[Status, ...] = ()
+    limit: int = 100
+    offset: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ListPage:
+    memories: list[Memory]
+    total: int
+    next_offset: int | None = None
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+class MemoryStore(Protocol):
+    async def open(self) -> None:
+        """Create or check the index; refuse an index built by another embedding model."""
+
+    async def close(self) -> None: ...
+
+    async def ping(self) -> None: ...
+
+    async def recall(self, query: RecallQuery) -> list[ScoredMemory]: ...
+
+    async def put(self, memory: Memory, vector: Vectors) -> None: ...
+
+    async def find_by_fingerprint(self, scope: Scope, fingerprint: str) -> Memory | None: ...
+
+    async def mark_seen(self, memory: Memory) -> Memory: ...
+
+    async def get(self, memory_id: str) -> Memory | None: ...
+
+    async def list(self, query: ListQuery) -> ListPage: ...

@@ -1,0 +1,63 @@
+"""The management API under /mnemo/v1/ (JSON, described by the served OpenAPI schema)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from litestar import get
+from litestar.exceptions import NotFoundException
+from litestar.params import FromPath, FromQuery, QueryParameter
+
+from litestar.di import NamedDependency
+
+from proxy.lifespan import Services
+from proxy.memory.model import Evidence, Kind, Status
+from proxy.memory.store import ListQuery
+from proxy.scope import Scope
+
+
+@get("/mnemo/v1/memories", tags=["memories"], summary="List memories with all their fields")
+async def list_memories(
+    services: NamedDependency[Services],
+    org: FromQuery[str | None] = None,
+    project: FromQuery[str | None] = None,
+    user: FromQuery[str | None] = None,
+    session: FromQuery[str | None] = None,
+    visible: Annotated[
+        bool,
+        QueryParameter(description="Treat org/project/user/session as a request context: list what it may see."),
+    ] = False,
+    kind: FromQuery[list[Kind] | None] = None,
+    evidence: FromQuery[list[Evidence] | None] = None,
+    status: FromQuery[list[Status] | None] = None,
+    limit: Annotated[int, QueryParameter(ge=1, le=1000)] = 100,
+    offset: Annotated[int, QueryParameter(ge=0)] = 0,
+) -> dict[str, Any]:
+    org = org or services.principal.org
+    query = ListQuery(
+        org=org,
+        project=None if visible else project,
+        user=None if visible else user,
+        session=None if visible else session,
+        visible_to=Scope(org=org, project=project, user=user, session=session) if visible else None,
+        kinds=tuple(kind or ()),
+        evidence=tuple(evidence or ()),
+        statuses=tuple(status or ()),
+        limit=limit,
+        offset=offset,
+    )
+    page = await services.store.list(query)
+    return {
+        "object": "list",
+        "data": [memory.to_json() for memory in page.memories],
+        "total": page.total,
+        "next_offset": page.next_offset,
+    }
+
+
+@get("/mnemo/v1/memories/{memory_id:str}", tags=["memories"], summary="One memory with all its fields")
+async def get_memory(services: NamedDependency[Services], memory_id: FromPath[str]) -> dict[str, Any]:
+    memory = await services.store.get(memory_id)
+    if memory is None:
+        raise NotFoundException(f"no memory {memory_id}")
+    return memory.to_json()

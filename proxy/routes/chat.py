@@ -1,0 +1,131 @@
+"""POST /v1/chat/completions (OpenAI), streamed and not.
+
+resolve scope -> recall -> inject -> relay (stream back, tee) -> enqueue learning.
+"""
+
+from __future__ import annotations
+
+import json
+
+from litestar import Request, post
+from litestar.background_tasks import BackgroundTask
+from litestar.datastructures import State
+from litestar.response import Response, Stream
+
+from proxy.jobs import ExtractionJob
+from litestar.di import NamedDependency
+from litestar.params import FromPath
+
+from proxy.lifespan import Services
+from proxy.memory.model import utcnow
+from proxy.recall import RecallOutcome, Stopwatch, recall, render_block
+from proxy.relay import UpstreamRequest, open_upstream, relay_body, request_headers, response_headers, upstream_url
+from proxy.routes.common import STREAM_HEADERS, mnemo_headers, request_id, scope_inputs
+from proxy.scope import Mode, Scope, derive_session_id, resolve_scope
+from proxy.wire import openai_chat
+
+PATHS = ["/v1/chat/completions", "/chat/completions"]
+PROJECT_PATHS = ["/p/{project:str}/v1/chat/completions", "/p/{project:str}/chat/completions"]
+_OPT = {"api": "openai"}
+
+
+@post(PATHS, opt=_OPT, include_in_schema=False)
+async def chat_completions(request: Request[object, object, State], services: NamedDependency[Services]) -> Response[bytes] | Stream:
+    return await relay_chat(request, services, path_project=None)
+
+
+@post(PROJECT_PATHS, opt=_OPT, include_in_schema=False)
+async def project_chat_completions(
+    request: Request[object, object, State], services: NamedDependency[Services], project: FromPath[str]
+) -> Response[bytes] | Stream:
+    return await relay_chat(request, services, path_project=project)
+
+
+async def relay_chat(
+    request: Request[object, object, State], services: NamedDependency[Services], path_project: str | None
+) -> Response[bytes] | Stream:
+    clock = Stopwatch()
+    req_id = request_id(request)
+    raw = await request.body()
+    body = openai_chat.parse_request(raw)
+    mode = Mode.parse(request.headers.get("x-mnemo-mode"))
+
+    # 1. resolve scope: from the principal and request metadata, never from message text
+    session = derive_session_id(openai_chat.conversation_opening(body))
+    scope = resolve_scope(scope_inputs(request.headers, path_project, body.get("user"), session), services.principal)
+
+    # 2. recall, 3. inject: the client's own messages stay as they are; no memories, no change
+    outcome = RecallOutcome()
+    if mode.recalls and await services.ensure_store():
+        outcome = await recall(services.store, services.embeddings, scope, openai_chat.recall_text(body),
+                               services.settings.recall)
+    elif mode.recalls:
+        outcome = RecallOutcome(status="degraded", reason="store unavailable")
+    outbound = raw
+    if outcome.memories:
+        outbound = json.dumps(openai_chat.inject(body, render_block(outcome.memories))).encode()
+
+    # 4. relay
+    upstream = await open_upstream(
+        services.http,
+        UpstreamRequest(
+            method="POST",
+            url=upstream_url(services.settings.upstream_url, "chat/completions", request.url.query or ""),
+            headers=request_headers(request.headers, identity_encoding=True),
+            content=outbound,
+        ),
+    )
+    headers = mnemo_headers(mode, outcome, clock.ms(), req_id)
+    learn = mode.learns and upstream.status_code < 400
+    if not openai_chat.is_streaming(body):
+        content = await upstream.aread()
+        await upstream.aclose()
+        reply, model = openai_chat.reply_from_completion(content)
+        job = _job(request, body, scope, req_id, reply, model) if learn else None
+        return Response(
+            content=content,
+            status_code=upstream.status_code,
+            headers=response_headers(upstream, headers),
+            media_type=upstream.headers.get("content-type", "application/json"),
+            background=BackgroundTask(services.enqueue, job) if job else None,
+        )
+
+    # 5. tee the relayed bytes; 6. enqueue only once the whole reply went out
+    assembler = openai_chat.ChatStreamAssembler()
+    completed: list[ExtractionJob] = []
+
+    def on_complete() -> None:
+        if learn:
+            completed.append(_job(request, body, scope, req_id, assembler.reply, assembler.model))
+
+    async def enqueue_completed() -> None:
+        for job in completed:
+            await services.enqueue(job)
+
+    return Stream(
+        relay_body(upstream, "openai", tee=assembler.feed, on_complete=on_complete),
+        status_code=upstream.status_code,
+        headers=response_headers(upstream, {**headers, **STREAM_HEADERS}),
+        media_type=upstream.headers.get("content-type", "text/event-stream"),
+        background=BackgroundTask(enqueue_completed),
+    )
+
+
+def _job(
+    request: Request[object, object, State], body: dict[str, object], scope: Scope, req_id: str,
+    reply: str, model: str | None,
+) -> ExtractionJob | None:
+    turns = openai_chat.latest_user_turns(body)  # type: ignore[arg-type]
+    if not turns:
+        return None
+    return ExtractionJob(
+        request_id=req_id,
+        scope=scope,
+        turns=turns,
+        observed_at=utcnow(),
+        api="openai.chat",
+        client=request.headers.get("user-agent"),
+        model=model or (body.get("model") if isinstance(body.get("model"), str) else None),  # type: ignore[arg-type]
+        reply=reply or None,
+        message_hashes=openai_chat.message_hashes(body, [t.index for t in turns]),  # type: ignore[arg-type]
+    )

@@ -1,0 +1,31 @@
+"""Liveness and readiness."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import get
+from litestar.response import Response
+
+from proxy.errors import StoreUnavailable
+from litestar.di import NamedDependency
+
+from proxy.lifespan import Services
+
+
+@get("/healthz", tags=["health"])
+async def healthz() -> dict[str, str]:
+    return {"status": "ok"}
+
+
+@get("/readyz", tags=["health"])
+async def readyz(services: NamedDependency[Services]) -> Response[dict[str, Any]]:
+    checks: dict[str, Any] = {"policy": services.policy.label, "embedding_model": services.embeddings.model_id}
+    try:
+        await services.store.ping()
+        ready = await services.ensure_store()
+        checks["store"] = "ok" if ready else "index not open"
+    except StoreUnavailable as exc:
+        ready = False
+        checks["store"] = str(exc)
+    return Response({"ready": ready, "checks": checks}, status_code=200 if ready else 503)

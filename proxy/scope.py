@@ -1,0 +1,152 @@
+"""Who is asking and in which scope (DESIGN §3).
+
+The scope comes from the authenticated principal and request metadata, never from
+message text. Everything here is pure: the route gathers the inputs, these
+functions decide.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+from dataclasses import dataclass
+
+from proxy.errors import BadRequest
+
+LOCAL_ORG = "local"
+DEFAULT_USER = "default"
+MAX_SCOPE_VALUE_CHARS = 1024
+SCOPE_LEVELS = ("org", "project", "user", "session")
+
+
+@dataclass(frozen=True, slots=True)
+class Principal:
+    """The authenticated caller. Local mode has exactly one."""
+
+    name: str
+    org: str
+    default_user: str
+
+
+LOCAL_PRINCIPAL = Principal(name="local", org=LOCAL_ORG, default_user=DEFAULT_USER)
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """A request context, or where a memory applies. ``None`` = unset (applies more broadly)."""
+
+    org: str
+    project: str | None = None
+    user: str | None = None
+    session: str | None = None
+
+    def as_dict(self) -> dict[str, str | None]:
+        return {"org": self.org, "project": self.project, "user": self.user, "session": self.session}
+
+    def label(self) -> str:
+        """The narrowest level that is set, as shown to the model: ``project acme-web``."""
+        for level in ("session", "project", "user"):
+            value = getattr(self, level)
+            if value is not None:
+                return f"{level} {value}"
+        return f"org {self.org}"
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeInputs:
+    """The request metadata scope resolution reads, in order of precedence per level."""
+
+    header_project: str | None = None
+    path_project: str | None = None
+    header_user: str | None = None
+    body_user: str | None = None
+    header_session: str | None = None
+    derived_session: str | None = None
+
+
+class Mode(enum.Enum):
+    """``X-Mnemo-Mode``: what a single request may do with memory."""
+
+    OFF = "off"
+    READ = "read"
+    WRITE = "write"
+    READWRITE = "readwrite"
+
+    @property
+    def recalls(self) -> bool:
+        return self in (Mode.READ, Mode.READWRITE)
+
+    @property
+    def learns(self) -> bool:
+        return self in (Mode.WRITE, Mode.READWRITE)
+
+    @classmethod
+    def parse(cls, raw: str | None) -> Mode:
+        if raw is None or raw.strip() == "":
+            return cls.READWRITE
+        try:
+            return cls(raw.strip().lower())
+        except ValueError:
+            raise BadRequest(
+                f"X-Mnemo-Mode must be one of off, read, write, readwrite; got {raw!r}",
+                param="X-Mnemo-Mode",
+            ) from None
+
+
+def _clean(value: str | None, name: str) -> str | None:
+    if value is None:
+        return None
+    value = value.strip()
+    if not value:
+        return None
+    if len(value) > MAX_SCOPE_VALUE_CHARS:
+        raise BadRequest(f"{name} is longer than {MAX_SCOPE_VALUE_CHARS} characters", param=name)
+    return value
+
+
+def resolve_scope(inputs: ScopeInputs, principal: Principal) -> Scope:
+    """The request's context: org from the principal; the rest from headers, path and body."""
+    project = _clean(inputs.header_project, "X-Mnemo-Project") or _clean(inputs.path_project, "project")
+    user = (
+        _clean(inputs.header_user, "X-Mnemo-User")
+        or _clean(inputs.body_user, "user")
+        or principal.default_user
+    )
+    session = _clean(inputs.header_session, "X-Mnemo-Session") or inputs.derived_session
+    return Scope(org=principal.org, project=project, user=user, session=session)
+
+
+def is_visible(memory: Scope, request: Scope) -> bool:
+    """DESIGN §3: same org, and each narrower level unset on the memory or equal to the request's.
+
+    The store enforces the same rule inside its query (see ``memory.redis_store``); this
+    function is the reference the tests hold the query to.
+    """
+    if memory.org != request.org:
+        return False
+    return all(
+        getattr(memory, level) is None or getattr(memory, level) == getattr(request, level)
+        for level in ("project", "user", "session")
+    )
+
+
+UNSET_TAG = "none"
+
+
+def scope_tag(value: str | None) -> str:
+    """The TAG value stored and queried for a scope value.
+
+    A digest, so no value (commas, braces, quotes, case, non-ASCII, any length) can
+    escape the tag syntax or collide with another by case folding. The sentinel for
+    unset is not 32 hex digits, so it cannot collide either.
+    """
+    if value is None:
+        return UNSET_TAG
+    return hashlib.sha256(value.encode("utf-8")).hexdigest()[:32]
+
+
+def derive_session_id(first_turns: str) -> str | None:
+    """A stable session id from the conversation's opening, which repeats on every turn."""
+    if not first_turns:
+        return None
+    return "conv-" + hashlib.sha256(first_turns.encode("utf-8")).hexdigest()[:16]

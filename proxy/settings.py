@@ -1,0 +1,102 @@
+"""Typed settings, built once from flags and environment; passed down, never global."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from proxy.errors import ConfigError
+
+# Flag name -> environment variable (DESIGN.md §4 fixes these names).
+ENV_VARS: dict[str, str] = {
+    "host": "MNEMO_HOST",
+    "port": "MNEMO_PORT",
+    "upstream_url": "MNEMO_UPSTREAM_URL",
+    "anthropic_upstream_url": "MNEMO_ANTHROPIC_UPSTREAM_URL",
+    "redis_url": "MNEMO_REDIS_URL",
+    "data_dir": "MNEMO_DATA_DIR",
+    "policy_file": "MNEMO_POLICY_FILE",
+    "embedding_url": "MNEMO_EMBEDDING_URL",
+    "embedding_model": "MNEMO_EMBEDDING_MODEL",
+}
+
+
+def default_data_dir() -> Path:
+    return Path(platformdirs.user_data_dir("mnemo", appauthor=False))
+
+
+@dataclass(frozen=True, slots=True)
+class RecallSettings:
+    """How much memory one request may receive and how long recall may take."""
+
+    max_memories: int = 12
+    max_tokens: int = 600
+    min_score: float = 0.0
+    candidates: int = 24
+    text_weight: float = 0.6  # BM25 beat dense search on these machines (DESIGN §7): weight it higher.
+    vector_weight: float = 0.4
+    timeout_s: float = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    host: str = "127.0.0.1"
+    port: int = 8080
+    upstream_url: str = "https://api.openai.com/v1"
+    anthropic_upstream_url: str = "https://api.anthropic.com"
+    redis_url: str | None = None
+    data_dir: Path = field(default_factory=default_data_dir)
+    policy_file: Path | None = None
+    insecure: bool = False
+    run_worker: bool = True
+    # None: the offline MiniLM model. A URL: an OpenAI-compatible /embeddings endpoint.
+    embedding_url: str | None = None
+    embedding_model: str | None = None
+    embedding_api_key: str | None = None
+    upstream_connect_timeout_s: float = 10.0
+    upstream_read_timeout_s: float = 600.0
+    store_timeout_s: float = 0.5
+    max_body_bytes: int = 32 * 1024 * 1024
+    recall: RecallSettings = field(default_factory=RecallSettings)
+    log_level: str = "info"
+
+    @classmethod
+    def from_sources(cls, flags: dict[str, Any] | None = None, env: dict[str, str] | None = None) -> Settings:
+        """Flags win over environment, environment over defaults. ``None`` flags count as not given."""
+        env = dict(os.environ) if env is None else env
+        values: dict[str, Any] = {}
+        for name, var in ENV_VARS.items():
+            if env.get(var):
+                values[name] = env[var]
+        values.update({k: v for k, v in (flags or {}).items() if v is not None})
+        return cls.from_mapping(values)
+
+    @classmethod
+    def from_mapping(cls, values: dict[str, Any]) -> Settings:
+        known = {f.name for f in fields(cls)}
+        unknown = set(values) - known
+        if unknown:
+            raise ConfigError(f"unknown settings: {', '.join(sorted(unknown))}")
+        coerced: dict[str, Any] = dict(values)
+        try:
+            if "port" in coerced:
+                coerced["port"] = int(coerced["port"])
+        except ValueError as exc:
+            raise ConfigError(f"port must be a number, got {values['port']!r}") from exc
+        for name in ("data_dir", "policy_file"):
+            if coerced.get(name) is not None:
+                coerced[name] = Path(coerced[name]).expanduser()
+        for name in ("upstream_url", "anthropic_upstream_url"):
+            if name in coerced:
+                coerced[name] = str(coerced[name]).rstrip("/")
+        settings = cls(**coerced)
+        if not 0 <= settings.port <= 65535:
+            raise ConfigError(f"port must be between 0 and 65535, got {settings.port}")
+        return settings
+
+    def with_changes(self, **changes: Any) -> Settings:
+        return replace(self, **changes)

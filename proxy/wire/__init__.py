@@ -1,0 +1,1 @@
+"""Per-API request shapes, SSE parsing, stream reassembly and error shapes."""

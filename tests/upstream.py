@@ -1,0 +1,150 @@
+"""A real HTTP upstream stand-in: an ASGI app served by uvicorn on a port, recording what it receives.
+
+It answers chat completions (streamed and not) with canned replies and any other path with an
+echo, so tests can check exactly what Mnemo sent upstream and what came back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import threading
+import time
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import uvicorn
+
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+
+
+@dataclass
+class Recorded:
+    method: str
+    path: str
+    query: str
+    headers: dict[str, str]
+    body: bytes
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+def chat_chunks(text: str, model: str = "stub-model") -> list[bytes]:
+    """The SSE frames of a streamed chat completion saying ``text``, one word a chunk."""
+    frames: list[bytes] = []
+    base = {"id": "chatcmpl-stub", "object": "chat.completion.chunk", "created": 1, "model": model}
+    first = {**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}]}
+    frames.append(f"data: {json.dumps(first)}\n\n".encode())
+    for word in text.split(" "):
+        chunk = {**base, "choices": [{"index": 0, "delta": {"content": word + " "}, "finish_reason": None}]}
+        frames.append(f"data: {json.dumps(chunk)}\n\n".encode())
+    last = {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+    frames.append(f"data: {json.dumps(last)}\n\n".encode())
+    frames.append(b"data: [DONE]\n\n")
+    return frames
+
+
+@dataclass
+class UpstreamStub:
+    reply: str = "Sure, here is what I know."
+    chunk_delay_s: float = 0.01
+    requests: list[Recorded] = field(default_factory=list)
+    port: int = 0
+    _server: uvicorn.Server | None = None
+    _thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def chat_requests(self) -> list[Recorded]:
+        return [r for r in self.requests if r.path.endswith("/chat/completions")]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            while True:
+                message = await receive()
+                if message["type"] == "lifespan.startup":
+                    await send({"type": "lifespan.startup.complete"})
+                elif message["type"] == "lifespan.shutdown":
+                    await send({"type": "lifespan.shutdown.complete"})
+                    return
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        headers = {k.decode().lower(): v.decode() for k, v in scope["headers"]}
+        record = Recorded(scope["method"], scope["path"], scope["query_string"].decode(), headers, body)
+        self.requests.append(record)
+        if scope["path"].endswith("/chat/completions"):
+            await self._chat(record, send)
+        else:
+            await self._echo(record, send)
+
+    async def _chat(self, record: Recorded, send: Send) -> None:
+        payload = record.json()
+        if payload.get("model") == "error-model":
+            await _respond(send, 429, {"error": {"message": "slow down", "type": "rate_limit_error",
+                                                 "param": None, "code": "rate_limited"}})
+            return
+        if payload.get("stream"):
+            await send({"type": "http.response.start", "status": 200,
+                        "headers": [(b"content-type", b"text/event-stream; charset=utf-8")]})
+            for frame in chat_chunks(self.reply, payload.get("model", "stub-model")):
+                await send({"type": "http.response.body", "body": frame, "more_body": True})
+                await asyncio.sleep(self.chunk_delay_s)
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+            return
+        completion = {
+            "id": "chatcmpl-stub", "object": "chat.completion", "created": 1, "model": payload.get("model"),
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": self.reply},
+                         "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        }
+        await _respond(send, 200, completion)
+
+    async def _echo(self, record: Recorded, send: Send) -> None:
+        await _respond(send, 200, {"object": "echo", "method": record.method, "path": record.path,
+                                   "query": record.query, "body_bytes": len(record.body)})
+
+    def start(self) -> UpstreamStub:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            self.port = sock.getsockname()[1]
+        config = uvicorn.Config(self, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on")
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._server.run, daemon=True)
+        self._thread.start()
+        _wait_for_port(self.port)
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+
+
+async def _respond(send: Send, status: int, payload: Any) -> None:
+    body = json.dumps(payload).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
+
+
+def _wait_for_port(port: int, timeout_s: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.02)
+    raise RuntimeError(f"nothing listening on port {port}")
