@@ -52,6 +52,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MnemoError as exc:
         print(f"mnemo: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        # SIGINT or SIGTERM (uvicorn re-raises the signal after its graceful shutdown): by now the
+        # `with` blocks have stopped the embedded store, so this is a clean exit.
+        return 0
 
 
 def _settings(args: argparse.Namespace, names: Sequence[str]) -> Settings:

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 
@@ -40,6 +40,17 @@ class Services:
     principal: Principal = LOCAL_PRINCIPAL
     store_ready: bool = False
     _last_open_attempt: float = field(default=0.0)
+    _background: set[asyncio.Task[None]] = field(default_factory=set)
+
+    def spawn(self, work: Coroutine[object, object, None]) -> None:
+        """Run ``work`` after the response, even if the client has gone; kept until it finishes."""
+        task = asyncio.get_running_loop().create_task(work)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def drain(self, timeout_s: float = 5.0) -> None:
+        if self._background:
+            await asyncio.wait(self._background, timeout=timeout_s)
 
     async def ensure_store(self) -> bool:
         """Open the index if an earlier attempt failed (store down at start); at most every few seconds."""
@@ -105,6 +116,7 @@ async def services_lifespan(app: Litestar) -> AsyncIterator[None]:
             worker = asyncio.create_task(run_worker(queue, learner, stop), name="mnemo-worker")
             stack.push_async_callback(_stop_worker, stop, worker)
         app.state.services = services
+        stack.push_async_callback(services.drain)
         log.info("mnemo ready: upstream %s, embeddings %s", settings.upstream_url, embedder.model_id)
         yield
 

@@ -86,23 +86,27 @@ async def open_upstream(client: httpx.AsyncClient, request: UpstreamRequest) -> 
 
 
 async def relay_body(
-    upstream: httpx.Response, shape: ApiShape, tee: Callable[[bytes], None] | None = None,
-    on_complete: Callable[[], None] | None = None,
+    upstream: httpx.Response,
+    shape: ApiShape,
+    tee: Callable[[bytes], None] | None = None,
+    on_close: Callable[[bool], None] | None = None,
 ) -> AsyncIterator[bytes]:
     """Yield the upstream's bytes as they arrive, feeding a copy to ``tee``.
 
-    ``on_complete`` runs only when the whole body was relayed: a reply cut short by either
-    side is never learned from.
+    ``on_close(exhausted)`` runs however the relay ends (a client that disconnects included);
+    ``exhausted`` says whether the whole upstream body went through.
     """
+    exhausted = False
     try:
         async for chunk in upstream.aiter_raw():
             if tee is not None:
                 tee(chunk)
             yield chunk
-        if on_complete is not None:
-            on_complete()
+        exhausted = True
     except httpx.HTTPError as exc:
         log.warning("upstream stream broke: %s", exc)
         yield stream_error_frame(shape, 502, f"upstream stream broke: {exc}")
     finally:
         await upstream.aclose()
+        if on_close is not None:
+            on_close(exhausted)

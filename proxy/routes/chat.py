@@ -90,24 +90,20 @@ async def relay_chat(
             background=BackgroundTask(services.enqueue, job) if job else None,
         )
 
-    # 5. tee the relayed bytes; 6. enqueue only once the whole reply went out
+    # 5. tee the relayed bytes; 6. enqueue once the whole reply went out (a cut-short reply is not learned)
     assembler = openai_chat.ChatStreamAssembler()
-    completed: list[ExtractionJob] = []
 
-    def on_complete() -> None:
-        if learn:
-            completed.append(_job(request, body, scope, req_id, assembler.reply, assembler.model))
-
-    async def enqueue_completed() -> None:
-        for job in completed:
-            await services.enqueue(job)
+    def on_close(exhausted: bool) -> None:
+        if learn and (exhausted or assembler.finished):
+            job = _job(request, body, scope, req_id, assembler.reply, assembler.model)
+            if job is not None:
+                services.spawn(services.enqueue(job))
 
     return Stream(
-        relay_body(upstream, "openai", tee=assembler.feed, on_complete=on_complete),
+        relay_body(upstream, "openai", tee=assembler.feed, on_close=on_close),
         status_code=upstream.status_code,
         headers=response_headers(upstream, {**headers, **STREAM_HEADERS}),
         media_type=upstream.headers.get("content-type", "text/event-stream"),
-        background=BackgroundTask(enqueue_completed),
     )
 
 
