@@ -24,6 +24,7 @@ _QUOTE_LINE = re.compile(r"^\s*>.*$", re.MULTILINE)
 _INLINE_CODE = re.compile(r"`([^`\n]{1,200})`")
 _LIST_MARK = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+", re.MULTILINE)
 _SPACES = re.compile(r"[ \t]+")
+_QUOTES = "\"'`\u201c\u201d\u2018\u2019"
 
 _QUESTION_START = re.compile(
     r"^(?:do|does|did|is|are|was|were|should|shall|can|could|would|will|have|has|what|which|who|whom|"
@@ -44,12 +45,68 @@ _PAST = re.compile(
 )
 _NO_LONGER = re.compile(r"\b(?:no\s+longer|not\s+anymore|stopped\s+using|don't\s+use|do\s+not\s+use)\b", re.I)
 _CLAUSE_BREAK = re.compile(r"[,;:]|\b(?:but|and|so|because|although|though|whereas)\b", re.IGNORECASE)
+_SPEECH_LEMMAS = frozenset(
+    {
+        "say",
+        "tell",
+        "claim",
+        "think",
+        "believe",
+        "mention",
+        "suggest",
+        "report",
+        "write",
+        "insist",
+        "argue",
+        "reckon",
+        "guess",
+        "assume",
+        "hear",
+        "complain",
+    }
+)
 _THIRD_PARTY_PRONOUNS = frozenset({"he", "she", "they", "someone", "somebody", "people", "everyone"})
 _PEOPLE = frozenset(
-    {"colleague", "colleagues", "friend", "friends", "boss", "manager", "coworker", "co-worker", "brother",
-     "sister", "wife", "husband", "partner", "teammate", "teammates", "mom", "dad", "mother", "father",
-     "client", "customer", "guy", "person", "lead", "cto", "ceo", "intern", "contractor", "vendor",
-     "author", "article", "blog", "post", "tutorial", "docs", "documentation", "book", "video"}
+    {
+        "colleague",
+        "colleagues",
+        "friend",
+        "friends",
+        "boss",
+        "manager",
+        "coworker",
+        "co-worker",
+        "brother",
+        "sister",
+        "wife",
+        "husband",
+        "partner",
+        "teammate",
+        "teammates",
+        "mom",
+        "dad",
+        "mother",
+        "father",
+        "client",
+        "customer",
+        "guy",
+        "person",
+        "lead",
+        "cto",
+        "ceo",
+        "intern",
+        "contractor",
+        "vendor",
+        "author",
+        "article",
+        "blog",
+        "post",
+        "tutorial",
+        "docs",
+        "documentation",
+        "book",
+        "video",
+    }
 )
 
 
@@ -214,11 +271,17 @@ def _negated(doc: Any, start: int, end: int) -> bool:
 
 
 def _reported(doc: Any, start: int, end: int) -> bool:
-    """The statement is someone else's: governed by a speech verb or a verb whose subject is a third person."""
-    chain = _governing_chain(doc, start, end)
-    for token in chain:
+    """The statement is someone else's: a verb governing it has a third-party subject, or it is
+    what someone other than the user said or thinks."""
+    for token in _governing_chain(doc, start, end):
         subjects = [c for c in token.children if c.dep_ in ("nsubj", "nsubjpass")]
         if token.pos_ in ("VERB", "AUX") and any(_third_party(s) for s in subjects):
+            return True
+        if (
+            token.lemma_.lower() in _SPEECH_LEMMAS
+            and subjects
+            and not any(s.lower_ in ("i", "we") for s in subjects)
+        ):
             return True
     return "according to" in doc.text.lower()
 
@@ -226,19 +289,27 @@ def _reported(doc: Any, start: int, end: int) -> bool:
 def _third_party(subject: Any) -> bool:
     if subject.lower_ in _THIRD_PARTY_PRONOUNS or subject.pos_ == "PROPN":
         return True
+    if any(child.dep_ == "compound" for child in subject.children):
+        return False  # "package manager", "build server": a thing, not a person
     return subject.lemma_.lower() in _PEOPLE or subject.lower_ in _PEOPLE
 
 
 def _clean_value(value: str | None) -> str:
     if value is None:
         return ""
-    return value.strip().strip("\"'`“”‘’").rstrip(".,;:!").strip()
+    return value.strip().strip(_QUOTES).rstrip(".,;:!").strip()
 
 
 def _slot_word(word: str) -> str:
     word = word.lower().replace("the ", "").replace("-", "").replace(" ", "")
-    return {"tests": "test", "builds": "build", "linting": "lint", "formatting": "format",
-            "typechecks": "typecheck", "typecheck": "typecheck"}.get(word, word)
+    return {
+        "tests": "test",
+        "builds": "build",
+        "linting": "lint",
+        "formatting": "format",
+        "typechecks": "typecheck",
+        "typecheck": "typecheck",
+    }.get(word, word)
 
 
 def _slot_key(key: str) -> str:

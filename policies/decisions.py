@@ -85,7 +85,10 @@ def decide(
         if candidate.confidence < policy.min_confidence:
             refused.append(Refusal(candidate, "confidence below the policy minimum"))
             continue
-        if any(contains_secret(text, matcher) for text in (candidate.span, candidate.value, candidate.text_template)):
+        if any(
+            contains_secret(text, matcher)
+            for text in (candidate.span, candidate.value, candidate.text_template)
+        ):
             refused.append(Refusal(candidate, "contains a secret"))
             continue
         scope = write_scope(candidate.scope_level, request)

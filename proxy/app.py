@@ -29,7 +29,9 @@ def _shape(request: Request[object, object, State]) -> ApiShape:
     return "anthropic" if api == "anthropic" else "openai"
 
 
-def _error(request: Request[object, object, State], status: int, message: str, param: str | None = None) -> Response[bytes]:
+def _error(
+    request: Request[object, object, State], status: int, message: str, param: str | None = None
+) -> Response[bytes]:
     return Response(
         content=error_bytes(_shape(request), status, message, param=param),
         status_code=status,

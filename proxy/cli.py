@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import ipaddress
 import logging
 import signal
@@ -11,9 +12,13 @@ import socket
 import sys
 from collections.abc import Sequence
 from types import FrameType
+from typing import TYPE_CHECKING
 
 from proxy.errors import ConfigError, MnemoError
 from proxy.settings import Settings
+
+if TYPE_CHECKING:
+    from litestar import Litestar
 
 log = logging.getLogger("mnemo")
 
@@ -44,7 +49,9 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
     try:
         if args.command == "serve":
             return _serve(args)
@@ -83,13 +90,12 @@ def _check_port_free(host: str, port: int) -> None:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    import uvicorn
-
     from proxy.app import create_app
     from proxy.memory.embedded import EmbeddedStore
 
     settings = _settings(
-        args, ["host", "port", "upstream_url", "anthropic_upstream_url", "redis_url", "data_dir", "policy_file"]
+        args,
+        ["host", "port", "upstream_url", "anthropic_upstream_url", "redis_url", "data_dir", "policy_file"],
     ).with_changes(insecure=args.insecure, run_worker=not args.no_worker, log_level=args.log_level)
     if not _is_loopback(settings.host) and not settings.insecure:
         raise ConfigError(
@@ -99,18 +105,25 @@ def _serve(args: argparse.Namespace) -> int:
     _check_port_free(settings.host, settings.port)
     _terminate_on_sigterm()
     if settings.redis_url is not None:
-        return _run_uvicorn(uvicorn, create_app(settings), settings)
+        return _run_uvicorn(create_app(settings), settings)
     with EmbeddedStore(settings.data_dir) as store:
         log.info("embedded store in %s", settings.data_dir)
-        return _run_uvicorn(uvicorn, create_app(settings.with_changes(redis_url=store.url)), settings)
+        return _run_uvicorn(create_app(settings.with_changes(redis_url=store.url)), settings)
 
 
-def _run_uvicorn(uvicorn: object, app: object, settings: Settings) -> int:
-    import uvicorn as uv
+def _run_uvicorn(app: Litestar, settings: Settings) -> int:
+    import uvicorn
 
-    config = uv.Config(app, host=settings.host, port=settings.port, log_level=settings.log_level,  # type: ignore[arg-type]
-                       access_log=False, lifespan="on", timeout_graceful_shutdown=5)
-    server = uv.Server(config)
+    config = uvicorn.Config(
+        app,
+        host=settings.host,
+        port=settings.port,
+        log_level=settings.log_level,
+        access_log=False,
+        lifespan="on",
+        timeout_graceful_shutdown=5,
+    )
+    server = uvicorn.Server(config)
     server.run()
     return 0 if server.started else 1
 
@@ -133,10 +146,8 @@ def _worker(args: argparse.Namespace) -> int:
         raise ConfigError(
             f"no store to work on: pass --redis-url, or start `mnemo serve` with data dir {settings.data_dir}"
         )
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(_run_worker(settings.with_changes(redis_url=url)))
-    except KeyboardInterrupt:
-        pass
     return 0
 
 

@@ -16,15 +16,16 @@ import socket
 import time
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
+from typing import Any
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError, ResponseError
 
 from extractors import Candidate, Extractor, Turn
 from policies import Decision, Policy, decide
-from proxy.errors import MnemoError, StoreError, StoreUnavailable
+from proxy.errors import MnemoError, StoreUnavailable
 from proxy.memory.embeddings import EmbeddingService
-from proxy.memory.model import Evidence, Kind, Memory, Source, new_id, utcnow
+from proxy.memory.model import Evidence, Kind, Memory, Source, new_id
 from proxy.memory.store import MemoryStore
 from proxy.scope import Scope
 
@@ -90,7 +91,9 @@ class JobQueue:
     """The Redis Stream of extraction jobs. Blocking reads use their own connection pool."""
 
     def __init__(self, url: str, timeout_s: float = 0.5, block_ms: int = 1000) -> None:
-        self._client = aioredis.Redis.from_url(url, socket_timeout=timeout_s, socket_connect_timeout=timeout_s)
+        self._client = aioredis.Redis.from_url(
+            url, socket_timeout=timeout_s, socket_connect_timeout=timeout_s
+        )
         self._reader = aioredis.Redis.from_url(
             url, socket_timeout=block_ms / 1000 + 5, socket_connect_timeout=timeout_s
         )
@@ -121,14 +124,16 @@ class JobQueue:
             own = await self._read("0", count, block=False)
             if own:
                 return own
-            claimed = await self._reader.xautoclaim(STREAM, GROUP, self.consumer, min_idle_time=RECLAIM_IDLE_MS, count=count)
+            claimed = await self._reader.xautoclaim(
+                STREAM, GROUP, self.consumer, min_idle_time=RECLAIM_IDLE_MS, count=count
+            )
             entries = [(_text(i), f[b"job"]) for i, f in claimed[1] if f and b"job" in f]
             if entries:
                 return entries
         return await self._read(">", count, block=True)
 
     async def _read(self, start: str, count: int, block: bool) -> list[tuple[str, bytes]]:
-        reply = await self._reader.xreadgroup(
+        reply: Any = await self._reader.xreadgroup(
             GROUP, self.consumer, {STREAM: start}, count=count, block=self._block_ms if block else None
         )
         entries: list[tuple[str, bytes]] = []
@@ -185,7 +190,9 @@ class Learner:
             decisions.extend((job, decision) for decision in kept)
         return await self._write(decisions, report)
 
-    async def _write(self, decisions: list[tuple[ExtractionJob, Decision]], report: WriteReport) -> WriteReport:
+    async def _write(
+        self, decisions: list[tuple[ExtractionJob, Decision]], report: WriteReport
+    ) -> WriteReport:
         fresh: list[tuple[ExtractionJob, Decision]] = []
         seen: set[str] = set()
         for job, decision in decisions:

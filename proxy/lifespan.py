@@ -99,12 +99,20 @@ async def services_lifespan(app: Litestar) -> AsyncIterator[None]:
             build_embedder, settings.embedding_url, settings.embedding_model, settings.embedding_api_key
         )
         embeddings = EmbeddingService(embedder)
-        store = RedisMemoryStore(settings.redis_url, embedder.model_id, embedder.dims, settings.store_timeout_s)
+        store = RedisMemoryStore(
+            settings.redis_url, embedder.model_id, embedder.dims, settings.store_timeout_s
+        )
         stack.push_async_callback(store.close)
         queue = JobQueue(settings.redis_url)
         stack.push_async_callback(queue.close)
-        services = Services(settings=settings, http=http, store=store, embeddings=embeddings, queue=queue,
-                            policy=DEFAULT_POLICY)
+        services = Services(
+            settings=settings,
+            http=http,
+            store=store,
+            embeddings=embeddings,
+            queue=queue,
+            policy=DEFAULT_POLICY,
+        )
         try:
             await services.ensure_store()
         except EmbeddingModelMismatch:

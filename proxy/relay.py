@@ -18,12 +18,22 @@ from proxy.wire.errors import ApiShape, stream_error_frame
 log = logging.getLogger("mnemo.relay")
 
 HOP_BY_HOP = frozenset(
-    {"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer", "trailers",
-     "transfer-encoding", "upgrade", "host", "content-length"}
+    {
+        "connection",
+        "keep-alive",
+        "proxy-authenticate",
+        "proxy-authorization",
+        "te",
+        "trailer",
+        "trailers",
+        "transfer-encoding",
+        "upgrade",
+        "host",
+        "content-length",
+    }
 )
 # The ASGI server writes its own; forwarding the upstream's would send them twice.
-_SERVER_SET = frozenset({"date", "server"}
-)
+_SERVER_SET = frozenset({"date", "server"})
 _MNEMO_PREFIX = "x-mnemo-"
 
 
@@ -63,7 +73,9 @@ def response_headers(upstream: httpx.Response, extra: Mapping[str, str] | None =
     headers = {
         name: value
         for name, value in upstream.headers.items()
-        if name.lower() not in HOP_BY_HOP and name.lower() not in _SERVER_SET and name.lower() != "content-type"
+        if name.lower() not in HOP_BY_HOP
+        and name.lower() not in _SERVER_SET
+        and name.lower() != "content-type"
     }
     headers.update(extra or {})
     return headers
@@ -76,7 +88,9 @@ def upstream_url(base: str, path: str, query: str) -> str:
 
 async def open_upstream(client: httpx.AsyncClient, request: UpstreamRequest) -> httpx.Response:
     """Send and wait for the status line and headers; the body stays unread."""
-    outgoing = client.build_request(request.method, request.url, headers=request.headers, content=request.content)
+    outgoing = client.build_request(
+        request.method, request.url, headers=request.headers, content=request.content
+    )
     try:
         return await client.send(outgoing, stream=True)
     except httpx.TimeoutException as exc:

@@ -67,7 +67,9 @@ class RunningMnemo:
 def serve_mnemo(settings: Settings) -> RunningMnemo:
     port = free_port()
     settings = settings.with_changes(port=port)
-    config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    config = uvicorn.Config(
+        create_app(settings), host="127.0.0.1", port=port, log_level="warning", lifespan="on"
+    )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -93,8 +95,12 @@ def upstream() -> Iterator[UpstreamStub]:
 
 
 @pytest.fixture(scope="session")
-def mnemo(store: EmbeddedStore, upstream: UpstreamStub, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningMnemo]:
-    settings = Settings(redis_url=store.url, upstream_url=upstream.url, data_dir=tmp_path_factory.mktemp("data"))
+def mnemo(
+    store: EmbeddedStore, upstream: UpstreamStub, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[RunningMnemo]:
+    settings = Settings(
+        redis_url=store.url, upstream_url=upstream.url, data_dir=tmp_path_factory.mktemp("data")
+    )
     running = serve_mnemo(settings)
     yield running
     running.stop()

@@ -30,18 +30,30 @@ def own_store(tmp_path: Path) -> Iterator[EmbeddedStore]:
 
 @pytest.fixture
 def own_mnemo(own_store: EmbeddedStore, upstream: UpstreamStub, tmp_path: Path) -> Iterator[RunningMnemo]:
-    settings = Settings(redis_url=own_store.url, upstream_url=upstream.url, data_dir=tmp_path / "data",
-                        recall=RecallSettings(timeout_s=0.3))
+    settings = Settings(
+        redis_url=own_store.url,
+        upstream_url=upstream.url,
+        data_dir=tmp_path / "data",
+        recall=RecallSettings(timeout_s=0.3),
+    )
     running = serve_mnemo(settings)
     yield running
     running.stop()
 
 
 def _ask(mnemo: RunningMnemo, stream: bool = False) -> tuple[httpx.Response, bytes]:
-    body = {"model": "m", "stream": stream,
-            "messages": [{"role": "user", "content": "Which package manager does this repo use?"}]}
-    with httpx.stream("POST", f"{mnemo.openai_base}/chat/completions", json=body,
-                      headers={"x-mnemo-project": "down"}, timeout=30) as response:
+    body = {
+        "model": "m",
+        "stream": stream,
+        "messages": [{"role": "user", "content": "Which package manager does this repo use?"}],
+    }
+    with httpx.stream(
+        "POST",
+        f"{mnemo.openai_base}/chat/completions",
+        json=body,
+        headers={"x-mnemo-project": "down"},
+        timeout=30,
+    ) as response:
         content = response.read()
     return response, content
 
@@ -49,8 +61,12 @@ def _ask(mnemo: RunningMnemo, stream: bool = False) -> tuple[httpx.Response, byt
 def test_with_the_store_stopped_chat_still_works_and_says_degraded(
     own_mnemo: RunningMnemo, own_store: EmbeddedStore, fresh_upstream: UpstreamStub
 ) -> None:
-    api = openai.OpenAI(base_url=own_mnemo.openai_base, api_key="k", max_retries=0,
-                        default_headers={"X-Mnemo-Project": "down"})
+    api = openai.OpenAI(
+        base_url=own_mnemo.openai_base,
+        api_key="k",
+        max_retries=0,
+        default_headers={"X-Mnemo-Project": "down"},
+    )
     api.chat.completions.create(model="m", messages=[{"role": "user", "content": "This repo uses bun."}])
     own_mnemo.wait_for_memories(1, project="down")
     response, _ = _ask(own_mnemo)

@@ -18,7 +18,9 @@ QUESTION = "How should I install dependencies, and what do I run before a PR?"
 
 
 def client(mnemo: RunningMnemo, **headers: str) -> openai.OpenAI:
-    return openai.OpenAI(base_url=mnemo.openai_base, api_key="sk-client-key", default_headers=headers, max_retries=0)
+    return openai.OpenAI(
+        base_url=mnemo.openai_base, api_key="sk-client-key", default_headers=headers, max_retries=0
+    )
 
 
 def test_project_facts_are_recalled_in_a_new_session_of_the_same_project_only(
@@ -37,7 +39,10 @@ def test_project_facts_are_recalled_in_a_new_session_of_the_same_project_only(
     later = client(mnemo, **{"X-Mnemo-Project": acme, "X-Mnemo-Session": "s2"})
     raw = later.chat.completions.with_raw_response.create(
         model="gpt-x",
-        messages=[{"role": "system", "content": "You are a coding agent."}, {"role": "user", "content": QUESTION}],
+        messages=[
+            {"role": "system", "content": "You are a coding agent."},
+            {"role": "user", "content": QUESTION},
+        ],
     )
     assert raw.headers["x-mnemo-status"] == "ok"
     assert int(raw.headers["x-mnemo-recalled"]) >= 2
@@ -69,12 +74,16 @@ def test_project_can_come_from_the_path_prefix(
 ) -> None:
     project = unique("pathproj")
     by_path = openai.OpenAI(base_url=f"{mnemo.url}/p/{project}/v1", api_key="k", max_retries=0)
-    by_path.chat.completions.create(model="m", messages=[{"role": "user", "content": "We use Sentry for error tracking."}])
+    by_path.chat.completions.create(
+        model="m", messages=[{"role": "user", "content": "We use Sentry for error tracking."}]
+    )
     learned = mnemo.wait_for_memories(1, project=project)
     assert learned[0]["key"] == "tool_for:error_tracking"
     fresh_upstream.requests.clear()
     by_header = client(mnemo, **{"X-Mnemo-Project": project})
-    by_header.chat.completions.create(model="m", messages=[{"role": "user", "content": "Where do errors get tracked?"}])
+    by_header.chat.completions.create(
+        model="m", messages=[{"role": "user", "content": "Where do errors get tracked?"}]
+    )
     assert "Sentry" in (injected_block(fresh_upstream.chat_requests()[-1]) or "")
 
 
@@ -84,7 +93,9 @@ def test_user_preferences_follow_the_user_across_projects_and_no_one_else(
     dana, erin = unique("dana"), unique("erin")
     acme, other = unique("acme-web"), unique("other-repo")
     said = client(mnemo, **{"X-Mnemo-Project": acme, "X-Mnemo-User": dana})
-    said.chat.completions.create(model="m", messages=[{"role": "user", "content": "I prefer concise bullet points."}])
+    said.chat.completions.create(
+        model="m", messages=[{"role": "user", "content": "I prefer concise bullet points."}]
+    )
     learned = mnemo.wait_for_memories(1, user=dana)
     assert learned[0]["scope"] == {"org": "local", "project": None, "user": dana, "session": None}
 
@@ -109,7 +120,9 @@ def test_a_fact_already_stored_is_not_written_twice(
     api = client(mnemo, **{"X-Mnemo-Project": project})
     api.chat.completions.create(model="m", messages=[{"role": "user", "content": "This project uses yarn."}])
     first = mnemo.wait_for_memories(1, project=project)
-    api.chat.completions.create(model="m", messages=[{"role": "user", "content": "Reminder: we use yarn here."}])
+    api.chat.completions.create(
+        model="m", messages=[{"role": "user", "content": "Reminder: we use yarn here."}]
+    )
     deadline_memories = first
     for _ in range(50):
         deadline_memories = mnemo.memories(project=project)

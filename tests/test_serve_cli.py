@@ -23,6 +23,8 @@ from tests.upstream import UpstreamStub
 
 pytestmark = pytest.mark.integration
 
+PNPM_TURN = "This repo uses pnpm, not npm. Always run pnpm test before opening a pull request."
+
 
 def _alive(pid: int) -> bool:
     try:
@@ -46,13 +48,28 @@ def _wait_gone(pid: int, timeout_s: float = 10.0) -> bool:
 
 
 @contextmanager
-def mnemo_serve(data_dir: Path, upstream: UpstreamStub) -> Iterator[tuple[subprocess.Popen[bytes], str, float]]:
+def mnemo_serve(
+    data_dir: Path, upstream: UpstreamStub
+) -> Iterator[tuple[subprocess.Popen[bytes], str, float]]:
     port = free_port()
     started = time.perf_counter()
     process = subprocess.Popen(
-        [sys.executable, "-m", "proxy.cli", "serve", "--port", str(port), "--upstream", upstream.url,
-         "--data-dir", str(data_dir), "--log-level", "warning"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        [
+            sys.executable,
+            "-m",
+            "proxy.cli",
+            "serve",
+            "--port",
+            str(port),
+            "--upstream",
+            upstream.url,
+            "--data-dir",
+            str(data_dir),
+            "--log-level",
+            "warning",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -82,10 +99,18 @@ def test_facts_survive_a_restart_and_no_server_is_left_behind(
 ) -> None:
     with mnemo_serve(data_dir, fresh_upstream) as (process, url, cold_start_s):
         store_pid = _store_pid(data_dir)
-        api = openai.OpenAI(base_url=f"{url}/v1", api_key="k", max_retries=0,
-                            default_headers={"X-Mnemo-Project": "acme-web"})
-        api.chat.completions.create(model="m", messages=[{"role": "user", "content":
-            "This repo uses pnpm, not npm. Always run pnpm test before opening a pull request."}])
+        api = openai.OpenAI(
+            base_url=f"{url}/v1", api_key="k", max_retries=0, default_headers={"X-Mnemo-Project": "acme-web"}
+        )
+        api.chat.completions.create(
+            model="m",
+            messages=[
+                {
+                    "role": "user",
+                    "content": PNPM_TURN,
+                }
+            ],
+        )
         deadline = time.monotonic() + 20
         while len(httpx.get(f"{url}/mnemo/v1/memories", params={"project": "acme-web"}).json()["data"]) < 2:
             assert time.monotonic() < deadline
@@ -98,10 +123,18 @@ def test_facts_survive_a_restart_and_no_server_is_left_behind(
 
     fresh_upstream.requests.clear()
     with mnemo_serve(data_dir, fresh_upstream) as (_, url, _):
-        api = openai.OpenAI(base_url=f"{url}/v1", api_key="k", max_retries=0,
-                            default_headers={"X-Mnemo-Project": "acme-web"})
-        api.chat.completions.create(model="m", messages=[{"role": "user", "content":
-            "How should I install dependencies, and what do I run before a PR?"}])
+        api = openai.OpenAI(
+            base_url=f"{url}/v1", api_key="k", max_retries=0, default_headers={"X-Mnemo-Project": "acme-web"}
+        )
+        api.chat.completions.create(
+            model="m",
+            messages=[
+                {
+                    "role": "user",
+                    "content": "How should I install dependencies, and what do I run before a PR?",
+                }
+            ],
+        )
         block = injected_block(fresh_upstream.chat_requests()[-1]) or ""
         assert "pnpm as its JavaScript package manager" in block
         assert "pnpm test before opening a pull request" in block
@@ -130,7 +163,8 @@ def test_a_taken_port_is_one_clear_line(data_dir: Path, fresh_upstream: Upstream
         port = taken.getsockname()[1]
         result = subprocess.run(
             [sys.executable, "-m", "proxy.cli", "serve", "--port", str(port), "--data-dir", str(data_dir)],
-            capture_output=True, timeout=60,
+            capture_output=True,
+            timeout=60,
         )
     assert result.returncode == 2
     lines = result.stderr.decode().strip().splitlines()
@@ -141,8 +175,18 @@ def test_an_unusable_data_dir_is_one_clear_line(tmp_path: Path, fresh_upstream: 
     not_a_dir = tmp_path / "file"
     not_a_dir.write_text("x")
     result = subprocess.run(
-        [sys.executable, "-m", "proxy.cli", "serve", "--port", str(free_port()), "--data-dir", str(not_a_dir)],
-        capture_output=True, timeout=60,
+        [
+            sys.executable,
+            "-m",
+            "proxy.cli",
+            "serve",
+            "--port",
+            str(free_port()),
+            "--data-dir",
+            str(not_a_dir),
+        ],
+        capture_output=True,
+        timeout=60,
     )
     assert result.returncode == 2
     lines = result.stderr.decode().strip().splitlines()
@@ -152,9 +196,20 @@ def test_an_unusable_data_dir_is_one_clear_line(tmp_path: Path, fresh_upstream: 
 
 def test_a_public_address_is_refused_in_local_mode(data_dir: Path) -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "proxy.cli", "serve", "--host", "0.0.0.0", "--port", str(free_port()),
-         "--data-dir", str(data_dir)],
-        capture_output=True, timeout=60,
+        [
+            sys.executable,
+            "-m",
+            "proxy.cli",
+            "serve",
+            "--host",
+            "0.0.0.0",
+            "--port",
+            str(free_port()),
+            "--data-dir",
+            str(data_dir),
+        ],
+        capture_output=True,
+        timeout=60,
     )
     assert result.returncode == 2
     assert "refusing to listen on 0.0.0.0" in result.stderr.decode()

@@ -24,8 +24,11 @@ def test_stream_reaches_the_client_chunk_by_chunk_and_byte_identical(
     arrivals: list[tuple[float, bytes]] = []
     started = time.perf_counter()
     with httpx.stream(
-        "POST", f"{mnemo.openai_base}/chat/completions", json=body,
-        headers={"x-mnemo-project": unique("stream")}, timeout=30,
+        "POST",
+        f"{mnemo.openai_base}/chat/completions",
+        json=body,
+        headers={"x-mnemo-project": unique("stream")},
+        timeout=30,
     ) as response:
         assert response.status_code == 200
         assert response.headers["content-type"].startswith("text/event-stream")
@@ -48,8 +51,9 @@ def test_openai_sdk_stream_works_through_the_proxy(
 ) -> None:
     fresh_upstream.reply = "Use pnpm install."
     project = unique("sdkstream")
-    api = openai.OpenAI(base_url=mnemo.openai_base, api_key="k", max_retries=0,
-                        default_headers={"X-Mnemo-Project": project})
+    api = openai.OpenAI(
+        base_url=mnemo.openai_base, api_key="k", max_retries=0, default_headers={"X-Mnemo-Project": project}
+    )
     stream = api.chat.completions.create(
         model="m", stream=True, messages=[{"role": "user", "content": "We use Vitest for unit tests."}]
     )
@@ -60,7 +64,9 @@ def test_openai_sdk_stream_works_through_the_proxy(
     assert learned[0]["source"]["model"] == "m"
 
 
-def test_upstream_errors_keep_their_status_and_body(mnemo: RunningMnemo, fresh_upstream: UpstreamStub) -> None:
+def test_upstream_errors_keep_their_status_and_body(
+    mnemo: RunningMnemo, fresh_upstream: UpstreamStub
+) -> None:
     api = openai.OpenAI(base_url=mnemo.openai_base, api_key="k", max_retries=0)
     with pytest.raises(openai.RateLimitError) as caught:
         api.chat.completions.create(model="error-model", messages=[{"role": "user", "content": "hi"}])
@@ -69,17 +75,25 @@ def test_upstream_errors_keep_their_status_and_body(mnemo: RunningMnemo, fresh_u
 
 
 def test_bad_json_gets_an_openai_shaped_400(mnemo: RunningMnemo, fresh_upstream: UpstreamStub) -> None:
-    response = httpx.post(f"{mnemo.openai_base}/chat/completions", content=b"{not json",
-                          headers={"content-type": "application/json"})
+    response = httpx.post(
+        f"{mnemo.openai_base}/chat/completions",
+        content=b"{not json",
+        headers={"content-type": "application/json"},
+    )
     assert response.status_code == 400
     error = response.json()["error"]
     assert error["type"] == "invalid_request_error" and "JSON" in error["message"]
     assert fresh_upstream.chat_requests() == []
 
 
-def test_bad_mode_header_is_a_400_naming_the_header(mnemo: RunningMnemo, fresh_upstream: UpstreamStub) -> None:
-    response = httpx.post(f"{mnemo.openai_base}/chat/completions", headers={"x-mnemo-mode": "sometimes"},
-                          json={"model": "m", "messages": [{"role": "user", "content": "hi"}]})
+def test_bad_mode_header_is_a_400_naming_the_header(
+    mnemo: RunningMnemo, fresh_upstream: UpstreamStub
+) -> None:
+    response = httpx.post(
+        f"{mnemo.openai_base}/chat/completions",
+        headers={"x-mnemo-mode": "sometimes"},
+        json={"model": "m", "messages": [{"role": "user", "content": "hi"}]},
+    )
     assert response.status_code == 400
     assert response.json()["error"]["param"] == "X-Mnemo-Mode"
 
@@ -92,8 +106,14 @@ def test_other_v1_routes_pass_through_untouched(mnemo: RunningMnemo, fresh_upstr
     recorded = fresh_upstream.requests[-1]
     assert recorded.headers["authorization"] == "Bearer sk-pass"
     payload = b'{"input": "abc", "model": "e"}'
-    posted = httpx.post(f"{mnemo.openai_base}/embeddings?x=1", content=payload,
-                        headers={"content-type": "application/json"})
-    assert posted.json() == {"object": "echo", "method": "POST", "path": "/v1/embeddings", "query": "x=1",
-                             "body_bytes": len(payload)}
+    posted = httpx.post(
+        f"{mnemo.openai_base}/embeddings?x=1", content=payload, headers={"content-type": "application/json"}
+    )
+    assert posted.json() == {
+        "object": "echo",
+        "method": "POST",
+        "path": "/v1/embeddings",
+        "query": "x=1",
+        "body_bytes": len(payload),
+    }
     assert fresh_upstream.requests[-1].body == payload

@@ -38,7 +38,10 @@ def chat_chunks(text: str, model: str = "stub-model") -> list[bytes]:
     """The SSE frames of a streamed chat completion saying ``text``, one word a chunk."""
     frames: list[bytes] = []
     base = {"id": "chatcmpl-stub", "object": "chat.completion.chunk", "created": 1, "model": model}
-    first = {**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}]}
+    first = {
+        **base,
+        "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}],
+    }
     frames.append(f"data: {json.dumps(first)}\n\n".encode())
     for word in text.split(" "):
         chunk = {**base, "choices": [{"index": 0, "delta": {"content": word + " "}, "finish_reason": None}]}
@@ -91,28 +94,56 @@ class UpstreamStub:
     async def _chat(self, record: Recorded, send: Send) -> None:
         payload = record.json()
         if payload.get("model") == "error-model":
-            await _respond(send, 429, {"error": {"message": "slow down", "type": "rate_limit_error",
-                                                 "param": None, "code": "rate_limited"}})
+            await _respond(
+                send,
+                429,
+                {
+                    "error": {
+                        "message": "slow down",
+                        "type": "rate_limit_error",
+                        "param": None,
+                        "code": "rate_limited",
+                    }
+                },
+            )
             return
         if payload.get("stream"):
-            await send({"type": "http.response.start", "status": 200,
-                        "headers": [(b"content-type", b"text/event-stream; charset=utf-8")]})
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 200,
+                    "headers": [(b"content-type", b"text/event-stream; charset=utf-8")],
+                }
+            )
             for frame in chat_chunks(self.reply, payload.get("model", "stub-model")):
                 await send({"type": "http.response.body", "body": frame, "more_body": True})
                 await asyncio.sleep(self.chunk_delay_s)
             await send({"type": "http.response.body", "body": b"", "more_body": False})
             return
         completion = {
-            "id": "chatcmpl-stub", "object": "chat.completion", "created": 1, "model": payload.get("model"),
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": self.reply},
-                         "finish_reason": "stop"}],
+            "id": "chatcmpl-stub",
+            "object": "chat.completion",
+            "created": 1,
+            "model": payload.get("model"),
+            "choices": [
+                {"index": 0, "message": {"role": "assistant", "content": self.reply}, "finish_reason": "stop"}
+            ],
             "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
         }
         await _respond(send, 200, completion)
 
     async def _echo(self, record: Recorded, send: Send) -> None:
-        await _respond(send, 200, {"object": "echo", "method": record.method, "path": record.path,
-                                   "query": record.query, "body_bytes": len(record.body)})
+        await _respond(
+            send,
+            200,
+            {
+                "object": "echo",
+                "method": record.method,
+                "path": record.path,
+                "query": record.query,
+                "body_bytes": len(record.body),
+            },
+        )
 
     def start(self) -> UpstreamStub:
         with socket.socket() as sock:
@@ -134,8 +165,13 @@ class UpstreamStub:
 
 async def _respond(send: Send, status: int, payload: Any) -> None:
     body = json.dumps(payload).encode()
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+        }
+    )
     await send({"type": "http.response.body", "body": body})
 
 

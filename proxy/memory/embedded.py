@@ -164,7 +164,7 @@ class EmbeddedStore:
         config = (
             f"port {address.port}\nbind {address.host}\nprotected-mode yes\n"
             f"requirepass {address.password}\ndir {self.data_dir}\n"
-            "appendonly yes\nappendfsync everysec\nsave \"\"\nlogfile valkey.log\n"
+            'appendonly yes\nappendfsync everysec\nsave ""\nlogfile valkey.log\n'
             f"loadmodule {module}\n"
         )
         # The password goes in a 0600 config file, not argv, where `ps` would show it.
@@ -190,8 +190,13 @@ class EmbeddedStore:
     def _wait_ready(self, address: StoreAddress) -> str:
         """Empty string when the server answers PING with the search module loaded; else why not."""
         assert self._process is not None
-        client = redis.Redis(host=address.host, port=address.port, password=address.password,
-                             socket_connect_timeout=0.5, socket_timeout=2)
+        client = redis.Redis(
+            host=address.host,
+            port=address.port,
+            password=address.password,
+            socket_connect_timeout=0.5,
+            socket_timeout=2,
+        )
         deadline = time.monotonic() + self.start_timeout_s
         try:
             while time.monotonic() < deadline:

@@ -98,7 +98,9 @@ class MiniLMOnnxEmbedder:
 class OpenAIEmbeddingsEmbedder:
     """An OpenAI-compatible ``/embeddings`` endpoint, for operators who prefer a hosted model."""
 
-    def __init__(self, base_url: str, model: str, api_key: str | None = None, timeout_s: float = 10.0) -> None:
+    def __init__(
+        self, base_url: str, model: str, api_key: str | None = None, timeout_s: float = 10.0
+    ) -> None:
         headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
         self._client = httpx.Client(base_url=base_url.rstrip("/"), headers=headers, timeout=timeout_s)
         self._model = model
@@ -130,7 +132,8 @@ class OpenAIEmbeddingsEmbedder:
 
 def _normalise(vectors: npt.NDArray[np.floating]) -> Vectors:
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    return (vectors / np.clip(norms, 1e-12, None)).astype(np.float32)
+    normalised: Vectors = (vectors / np.clip(norms, 1e-12, None)).astype(np.float32)
+    return normalised
 
 
 def build_embedder(url: str | None, model: str | None, api_key: str | None) -> Embedder:

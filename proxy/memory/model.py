@@ -119,8 +119,18 @@ class Memory:
 
 _TIME_FIELDS = ("observed_at", "valid_from", "valid_to", "expires_at", "last_seen_at")
 _TEXT_FIELDS = (
-    "id", "text", "subject", "key", "value", "qualifier", "supersedes", "superseded_by",
-    "policy", "extractor", "fingerprint", "embedding_model",
+    "id",
+    "text",
+    "subject",
+    "key",
+    "value",
+    "qualifier",
+    "supersedes",
+    "superseded_by",
+    "policy",
+    "extractor",
+    "fingerprint",
+    "embedding_model",
 )
 
 
@@ -165,10 +175,10 @@ def from_hash(row: dict[str, Any]) -> Memory:
     source_raw = json.loads(_text(row, "source") or "{}")
     return Memory(
         id=_text(row, "id") or "",
-        kind=Kind(_text(row, "kind")),
+        kind=Kind(_text(row, "kind") or Kind.SEMANTIC.value),
         text=_text(row, "text") or "",
         scope=Scope(**scope_raw),
-        evidence=Evidence(_text(row, "evidence")),
+        evidence=Evidence(_text(row, "evidence") or Evidence.STATED.value),
         confidence=float(_text(row, "confidence") or 0.0),
         source=Source(**source_raw),
         observed_at=from_epoch(_text(row, "observed_at")) or utcnow(),

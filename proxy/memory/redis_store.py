@@ -23,9 +23,9 @@ from redisvl.query import FilterQuery, TextQuery, VectorQuery
 from redisvl.query.filter import FilterExpression, Num, Tag
 from redisvl.schema import IndexSchema
 
-from proxy.errors import EmbeddingModelMismatch, StoreError, StoreUnavailable
+from proxy.errors import EmbeddingModelMismatch, StoreUnavailable
 from proxy.memory.embeddings import Vectors
-from proxy.memory.model import Memory, Status, from_hash, to_hash, to_epoch, utcnow
+from proxy.memory.model import Memory, Status, from_hash, to_epoch, to_hash, utcnow
 from proxy.memory.store import ListPage, ListQuery, RecallQuery, ScoredMemory
 from proxy.scope import Scope, scope_tag
 
@@ -36,9 +36,65 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 _MAX_QUERY_TERMS = 24
 # Words that carry no topic; kept short on purpose (BM25's idf handles the rest).
 STOPWORDS = frozenset(
-    "a an and are as at be but by can could do does for from had has have how i i'm in is it its "
-    "me my of on or our should so that the their them then there these they this to us was we "
-    "what when where which who why will with would you your".split()
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "but",
+        "by",
+        "can",
+        "could",
+        "do",
+        "does",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "how",
+        "i",
+        "i'm",
+        "in",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "of",
+        "on",
+        "or",
+        "our",
+        "should",
+        "so",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "to",
+        "us",
+        "was",
+        "we",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+    ]
 )
 
 
@@ -76,7 +132,15 @@ def keyword_query(text: str) -> str:
 class RedisMemoryStore:
     """``MemoryStore`` on RedisVL. Owns its async client; opened and closed by the app lifespan."""
 
-    def __init__(self, url: str, embedding_model: str, dims: int, timeout_s: float = 0.5) -> None:
+    def __init__(
+        self,
+        url: str,
+        embedding_model: str,
+        dims: int,
+        timeout_s: float = 0.5,
+        index_name: str | None = None,
+        prefix: str | None = None,
+    ) -> None:
         self._client = aioredis.Redis.from_url(
             url,
             socket_timeout=timeout_s,
@@ -87,6 +151,11 @@ class RedisMemoryStore:
         self.embedding_model = embedding_model
         self.dims = dims
         self.schema = load_index_schema(dims)
+        if index_name:
+            self.schema.index.name = index_name
+        if prefix:
+            self.schema.index.prefix = prefix
+        self._meta_key = f"{META_KEY}:{self.schema.index.name}"
         self._index = AsyncSearchIndex(self.schema, redis_client=self._client)
         self._return_fields = list(_ALL_HASH_FIELDS)
 
@@ -96,7 +165,7 @@ class RedisMemoryStore:
 
     async def open(self) -> None:
         try:
-            meta = {k.decode(): v.decode() for k, v in (await self._client.hgetall(META_KEY)).items()}
+            meta = {_str(k): _str(v) for k, v in (await self._client.hgetall(self._meta_key)).items()}
             if meta and meta.get("embedding_model") != self.embedding_model:
                 raise EmbeddingModelMismatch(
                     f"the store's index was built with embedding model {meta.get('embedding_model')!r} "
@@ -107,7 +176,7 @@ class RedisMemoryStore:
             if not await self._index.exists():
                 await self._index.create(overwrite=False)
             await self._client.hset(
-                META_KEY,
+                self._meta_key,
                 mapping={
                     "embedding_model": self.embedding_model,
                     "dims": str(self.dims),
@@ -201,9 +270,9 @@ class RedisMemoryStore:
             raise StoreUnavailable(f"read failed: {exc}") from exc
         if not row:
             return None
-        return from_hash({k.decode(): v for k, v in row.items() if k != b"embedding"})
+        return from_hash({_str(k): v for k, v in row.items() if k != b"embedding"})
 
-    async def list(self, query: ListQuery) -> ListPage:
+    async def list_memories(self, query: ListQuery) -> ListPage:
         where: FilterExpression = Num("observed_at") >= 0
         if query.visible_to is not None:
             where = where & visibility_filter(query.visible_to)
@@ -227,11 +296,14 @@ class RedisMemoryStore:
             raise StoreUnavailable(f"listing failed: {exc}") from exc
         memories = [from_hash(self._row(_doc_fields(doc))) for doc in result.docs]
         end = query.offset + len(memories)
-        return ListPage(memories=memories, total=int(result.total), next_offset=end if end < result.total else None)
+        return ListPage(
+            memories=memories, total=int(result.total), next_offset=end if end < result.total else None
+        )
 
     async def _search(self, search: FilterQuery) -> list[dict[str, Any]]:
         try:
-            return await self._index.query(search)
+            rows: list[dict[str, Any]] = await self._index.query(search)
+            return rows
         except (RedisError, RedisVLError, RedisSearchError, OSError) as exc:
             raise StoreUnavailable(f"search failed: {exc}") from exc
 
@@ -245,11 +317,38 @@ class RedisMemoryStore:
 
 
 _ALL_HASH_FIELDS = [
-    "id", "kind", "text", "subject", "key", "value", "qualifier", "scope", "evidence", "confidence",
-    "source", "observed_at", "valid_from", "valid_to", "status", "supersedes", "superseded_by",
-    "version", "expires_at", "policy", "extractor", "fingerprint", "seen_count", "last_seen_at",
-    "embedding_model", "schema_version", "extra",
+    "id",
+    "kind",
+    "text",
+    "subject",
+    "key",
+    "value",
+    "qualifier",
+    "scope",
+    "evidence",
+    "confidence",
+    "source",
+    "observed_at",
+    "valid_from",
+    "valid_to",
+    "status",
+    "supersedes",
+    "superseded_by",
+    "version",
+    "expires_at",
+    "policy",
+    "extractor",
+    "fingerprint",
+    "seen_count",
+    "last_seen_at",
+    "embedding_model",
+    "schema_version",
+    "extra",
 ]
+
+
+def _str(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
 
 
 def _doc_fields(doc: Any) -> dict[str, Any]:
@@ -257,7 +356,9 @@ def _doc_fields(doc: Any) -> dict[str, Any]:
     return {**fields, "id": doc.id}
 
 
-def fuse(vector_rows: list[dict[str, Any]], text_rows: list[dict[str, Any]], query: RecallQuery) -> list[ScoredMemory]:
+def fuse(
+    vector_rows: list[dict[str, Any]], text_rows: list[dict[str, Any]], query: RecallQuery
+) -> list[ScoredMemory]:
     """Weighted reciprocal-rank fusion of the vector and keyword result lists, best first.
 
     Scores are scaled to 0..1 (1 = first in both lists), so a minimum score means the same
@@ -276,6 +377,8 @@ def fuse(vector_rows: list[dict[str, Any]], text_rows: list[dict[str, Any]], que
         rows.setdefault(row["id"], row)
     ranked = sorted(scores, key=lambda doc_id: scores[doc_id], reverse=True)[: query.limit]
     return [
-        ScoredMemory(memory=from_hash(rows[doc_id]), score=scores[doc_id] / best, similarity=similarity.get(doc_id))
+        ScoredMemory(
+            memory=from_hash(rows[doc_id]), score=scores[doc_id] / best, similarity=similarity.get(doc_id)
+        )
         for doc_id in ranked
     ]

@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from litestar import get
+from litestar.di import NamedDependency
 from litestar.exceptions import NotFoundException
 from litestar.params import FromPath, FromQuery, QueryParameter
-
-from litestar.di import NamedDependency
 
 from proxy.lifespan import Services
 from proxy.memory.model import Evidence, Kind, Status
@@ -25,7 +24,9 @@ async def list_memories(
     session: FromQuery[str | None] = None,
     visible: Annotated[
         bool,
-        QueryParameter(description="Treat org/project/user/session as a request context: list what it may see."),
+        QueryParameter(
+            description="Treat org/project/user/session as a request context: list what it may see."
+        ),
     ] = False,
     kind: FromQuery[list[Kind] | None] = None,
     evidence: FromQuery[list[Evidence] | None] = None,
@@ -46,7 +47,7 @@ async def list_memories(
         limit=limit,
         offset=offset,
     )
-    page = await services.store.list(query)
+    page = await services.store.list_memories(query)
     return {
         "object": "list",
         "data": [memory.to_json() for memory in page.memories],

@@ -6,20 +6,27 @@ resolve scope -> recall -> inject -> relay (stream back, tee) -> enqueue learnin
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from litestar import Request, post
 from litestar.background_tasks import BackgroundTask
 from litestar.datastructures import State
+from litestar.di import NamedDependency
+from litestar.params import FromPath
 from litestar.response import Response, Stream
 
 from proxy.jobs import ExtractionJob
-from litestar.di import NamedDependency
-from litestar.params import FromPath
-
 from proxy.lifespan import Services
 from proxy.memory.model import utcnow
 from proxy.recall import RecallOutcome, Stopwatch, recall, render_block
-from proxy.relay import UpstreamRequest, open_upstream, relay_body, request_headers, response_headers, upstream_url
+from proxy.relay import (
+    UpstreamRequest,
+    open_upstream,
+    relay_body,
+    request_headers,
+    response_headers,
+    upstream_url,
+)
 from proxy.routes.common import STREAM_HEADERS, mnemo_headers, request_id, scope_inputs
 from proxy.scope import Mode, Scope, derive_session_id, resolve_scope
 from proxy.wire import openai_chat
@@ -30,7 +37,9 @@ _OPT = {"api": "openai"}
 
 
 @post(PATHS, opt=_OPT, include_in_schema=False)
-async def chat_completions(request: Request[object, object, State], services: NamedDependency[Services]) -> Response[bytes] | Stream:
+async def chat_completions(
+    request: Request[object, object, State], services: NamedDependency[Services]
+) -> Response[bytes] | Stream:
     return await relay_chat(request, services, path_project=None)
 
 
@@ -52,13 +61,20 @@ async def relay_chat(
 
     # 1. resolve scope: from the principal and request metadata, never from message text
     session = derive_session_id(openai_chat.conversation_opening(body))
-    scope = resolve_scope(scope_inputs(request.headers, path_project, body.get("user"), session), services.principal)
+    scope = resolve_scope(
+        scope_inputs(request.headers, path_project, body.get("user"), session), services.principal
+    )
 
     # 2. recall, 3. inject: the client's own messages stay as they are; no memories, no change
     outcome = RecallOutcome()
     if mode.recalls and await services.ensure_store():
-        outcome = await recall(services.store, services.embeddings, scope, openai_chat.recall_text(body),
-                               services.settings.recall)
+        outcome = await recall(
+            services.store,
+            services.embeddings,
+            scope,
+            openai_chat.recall_text(body),
+            services.settings.recall,
+        )
     elif mode.recalls:
         outcome = RecallOutcome(status="degraded", reason="store unavailable")
     outbound = raw
@@ -108,10 +124,14 @@ async def relay_chat(
 
 
 def _job(
-    request: Request[object, object, State], body: dict[str, object], scope: Scope, req_id: str,
-    reply: str, model: str | None,
+    request: Request[object, object, State],
+    body: dict[str, Any],
+    scope: Scope,
+    req_id: str,
+    reply: str,
+    model: str | None,
 ) -> ExtractionJob | None:
-    turns = openai_chat.latest_user_turns(body)  # type: ignore[arg-type]
+    turns = openai_chat.latest_user_turns(body)
     if not turns:
         return None
     return ExtractionJob(
@@ -121,7 +141,11 @@ def _job(
         observed_at=utcnow(),
         api="openai.chat",
         client=request.headers.get("user-agent"),
-        model=model or (body.get("model") if isinstance(body.get("model"), str) else None),  # type: ignore[arg-type]
+        model=model or _str_or_none(body.get("model")),
         reply=reply or None,
-        message_hashes=openai_chat.message_hashes(body, [t.index for t in turns]),  # type: ignore[arg-type]
+        message_hashes=openai_chat.message_hashes(body, [t.index for t in turns]),
     )
+
+
+def _str_or_none(value: object) -> str | None:
+    return value if isinstance(value, str) else None

@@ -5,11 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from litestar import get
+from litestar.di import NamedDependency
 from litestar.response import Response
 
 from proxy.errors import StoreUnavailable
-from litestar.di import NamedDependency
-
 from proxy.lifespan import Services
 
 
@@ -20,7 +19,10 @@ async def healthz() -> dict[str, str]:
 
 @get("/readyz", tags=["health"])
 async def readyz(services: NamedDependency[Services]) -> Response[dict[str, Any]]:
-    checks: dict[str, Any] = {"policy": services.policy.label, "embedding_model": services.embeddings.model_id}
+    checks: dict[str, Any] = {
+        "policy": services.policy.label,
+        "embedding_model": services.embeddings.model_id,
+    }
     try:
         await services.store.ping()
         ready = await services.ensure_store()

@@ -4,21 +4,34 @@ from __future__ import annotations
 
 from litestar import Request, route
 from litestar.datastructures import State
+from litestar.di import NamedDependency
 from litestar.enums import HttpMethod
+from litestar.params import FromPath
 from litestar.response import Stream
 
-from litestar.di import NamedDependency
-from litestar.params import FromPath
-
 from proxy.lifespan import Services
-from proxy.relay import UpstreamRequest, open_upstream, relay_body, request_headers, response_headers, upstream_url
+from proxy.relay import (
+    UpstreamRequest,
+    open_upstream,
+    relay_body,
+    request_headers,
+    response_headers,
+    upstream_url,
+)
 
 _METHODS = [HttpMethod.GET, HttpMethod.POST, HttpMethod.PUT, HttpMethod.PATCH, HttpMethod.DELETE]
 
 
-@route(["/v1/{path:path}", "/p/{project:str}/v1/{path:path}"], http_method=_METHODS, opt={"api": "openai"},
-       include_in_schema=False, request_max_body_size=None)
-async def passthrough(request: Request[object, object, State], services: NamedDependency[Services], path: FromPath[str]) -> Stream:
+@route(
+    ["/v1/{path:path}", "/p/{project:str}/v1/{path:path}"],
+    http_method=_METHODS,
+    opt={"api": "openai"},
+    include_in_schema=False,
+    request_max_body_size=None,
+)
+async def passthrough(
+    request: Request[object, object, State], services: NamedDependency[Services], path: FromPath[str]
+) -> Stream:
     has_body = request.method not in ("GET", "HEAD", "DELETE") or "content-length" in request.headers
     upstream = await open_upstream(
         services.http,

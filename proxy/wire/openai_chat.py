@@ -34,7 +34,11 @@ def message_text(message: dict[str, Any]) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        parts = [p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") in ("text", "input_text")]
+        parts = [
+            p.get("text", "")
+            for p in content
+            if isinstance(p, dict) and p.get("type") in ("text", "input_text")
+        ]
         return "\n".join(p for p in parts if isinstance(p, str))
     return ""
 

@@ -1,0 +1,101 @@
+"""Scope resolution and visibility: pure functions."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from proxy.errors import BadRequest
+from proxy.scope import (
+    LOCAL_PRINCIPAL,
+    UNSET_TAG,
+    Mode,
+    Principal,
+    Scope,
+    ScopeInputs,
+    derive_session_id,
+    is_visible,
+    resolve_scope,
+    scope_tag,
+)
+
+
+def test_header_beats_path_and_body_for_each_level() -> None:
+    scope = resolve_scope(
+        ScopeInputs(
+            header_project="h",
+            path_project="p",
+            header_user="hu",
+            body_user="bu",
+            header_session="hs",
+            derived_session="ds",
+        ),
+        LOCAL_PRINCIPAL,
+    )
+    assert scope == Scope(org="local", project="h", user="hu", session="hs")
+
+
+def test_fallbacks_path_body_default_user_and_derived_session() -> None:
+    principal = Principal(name="p", org="acme", default_user="ops")
+    assert resolve_scope(
+        ScopeInputs(path_project="p", body_user="bu", derived_session="ds"), principal
+    ) == Scope(org="acme", project="p", user="bu", session="ds")
+    assert resolve_scope(ScopeInputs(), principal) == Scope(
+        org="acme", project=None, user="ops", session=None
+    )
+
+
+def test_blank_values_count_as_unset_and_overlong_ones_are_refused() -> None:
+    assert resolve_scope(ScopeInputs(header_project="  "), LOCAL_PRINCIPAL).project is None
+    with pytest.raises(BadRequest, match="X-Mnemo-Project"):
+        resolve_scope(ScopeInputs(header_project="x" * 5000), LOCAL_PRINCIPAL)
+
+
+def test_org_never_comes_from_the_request() -> None:
+    principal = Principal(name="p", org="acme", default_user="u")
+    assert resolve_scope(ScopeInputs(header_project="beta"), principal).org == "acme"
+
+
+@pytest.mark.parametrize(
+    ("memory", "request_scope", "visible"),
+    [
+        (Scope("a"), Scope("a", "p", "u", "s"), True),
+        (Scope("a", project="p"), Scope("a", "p", "u", "s"), True),
+        (Scope("a", project="p"), Scope("a", "q", "u", "s"), False),
+        (Scope("a", project="p"), Scope("a", None, "u", "s"), False),
+        (Scope("a", user="u"), Scope("a", "any", "u", None), True),
+        (Scope("a", user="u"), Scope("a", "any", "v", None), False),
+        (Scope("a", user="u", session="s"), Scope("a", None, "u", "t"), False),
+        (Scope("b"), Scope("a", "p", "u", "s"), False),
+    ],
+)
+def test_visibility_rule(memory: Scope, request_scope: Scope, visible: bool) -> None:
+    assert is_visible(memory, request_scope) is visible
+
+
+@given(st.text(min_size=1, max_size=300), st.text(min_size=1, max_size=300))
+def test_scope_tags_never_collide_or_carry_syntax(a: str, b: str) -> None:
+    tag = scope_tag(a)
+    assert len(tag) == 32 and all(c in "0123456789abcdef" for c in tag)
+    assert tag != UNSET_TAG
+    assert (scope_tag(a) == scope_tag(b)) == (a == b)
+
+
+def test_tags_are_case_sensitive() -> None:
+    assert scope_tag("Acme") != scope_tag("acme")
+
+
+def test_mode_parsing() -> None:
+    assert Mode.parse(None) is Mode.READWRITE
+    assert Mode.parse("OFF") is Mode.OFF
+    assert (Mode.parse("read").recalls, Mode.parse("read").learns) == (True, False)
+    assert (Mode.parse("write").recalls, Mode.parse("write").learns) == (False, True)
+    with pytest.raises(BadRequest):
+        Mode.parse("maybe")
+
+
+def test_session_ids_are_stable_per_conversation_opening() -> None:
+    assert derive_session_id("system:x\nuser:hi") == derive_session_id("system:x\nuser:hi")
+    assert derive_session_id("system:x\nuser:hi") != derive_session_id("system:x\nuser:hello")
+    assert derive_session_id("") is None

@@ -1,0 +1,147 @@
+"""Wire formats, injection placement, the memory block and its budget: pure functions."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+import pytest
+
+from proxy.errors import BadRequest
+from proxy.memory.model import Evidence, Kind, Memory, Source
+from proxy.memory.store import ScoredMemory
+from proxy.recall import BLOCK_CLOSE, BLOCK_OPEN, apply_budget, render_block
+from proxy.scope import Scope
+from proxy.settings import RecallSettings
+from proxy.wire import openai_chat
+from proxy.wire.errors import error_body, stream_error_frame
+from proxy.wire.sse import SSEParser
+from tests.upstream import chat_chunks
+
+
+def test_sse_parser_handles_split_frames_and_crlf() -> None:
+    parser = SSEParser()
+    assert parser.feed(b'event: ping\r\ndata: {"a"') == []
+    events = parser.feed(b": 1}\r\n\r\ndata: [DONE]\n\n")
+    assert [(e.event, e.data) for e in events] == [("ping", '{"a": 1}'), (None, "[DONE]")]
+
+
+def test_assembler_rebuilds_text_from_any_chunking() -> None:
+    raw = b"".join(chat_chunks("hello there world"))
+    for size in (1, 7, 64, len(raw)):
+        assembler = openai_chat.ChatStreamAssembler()
+        for i in range(0, len(raw), size):
+            assembler.feed(raw[i : i + size])
+        assert assembler.reply == "hello there world "
+        assert assembler.finished
+
+
+def test_assembler_keeps_parallel_tool_calls_apart() -> None:
+    def frame(delta: dict[str, object]) -> bytes:
+        return f"data: {json.dumps({'choices': [{'index': 0, 'delta': delta}]})}\n\n".encode()
+
+    assembler = openai_chat.ChatStreamAssembler()
+    assembler.feed(
+        frame({"tool_calls": [{"index": 0, "id": "a", "function": {"name": "f", "arguments": ""}}]})
+    )
+    assembler.feed(
+        frame({"tool_calls": [{"index": 1, "id": "b", "function": {"name": "g", "arguments": '{"y"'}}]})
+    )
+    assembler.feed(frame({"tool_calls": [{"index": 0, "function": {"arguments": '{"x": 1}'}}]}))
+    assembler.feed(frame({"tool_calls": [{"index": 1, "function": {"arguments": ": 2}"}}]}))
+    calls = {i: (c.id, c.name, c.arguments) for i, c in assembler.tool_calls.items()}
+    assert calls == {0: ("a", "f", '{"x": 1}'), 1: ("b", "g", '{"y": 2}')}
+
+
+def test_inject_goes_after_leading_system_messages_and_leaves_them_alone() -> None:
+    body = {
+        "model": "m",
+        "messages": [
+            {"role": "system", "content": "sys"},
+            {"role": "developer", "content": "dev"},
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": "yo"},
+            {"role": "user", "content": "more"},
+        ],
+    }
+    injected = openai_chat.inject(body, "BLOCK")
+    assert [m["role"] for m in injected["messages"]] == [
+        "system",
+        "developer",
+        "developer",
+        "user",
+        "assistant",
+        "user",
+    ]
+    assert injected["messages"][2]["content"] == "BLOCK"
+    assert injected["messages"][:2] == body["messages"][:2]
+    assert len(body["messages"]) == 5  # the original is not mutated
+    no_system = openai_chat.inject({"messages": [{"role": "user", "content": "hi"}]}, "BLOCK")
+    assert no_system["messages"][0] == {"role": "system", "content": "BLOCK"}
+
+
+def test_learning_takes_only_the_new_user_turns() -> None:
+    body = {
+        "messages": [
+            {"role": "system", "content": "We use npm."},
+            {"role": "user", "content": "old"},
+            {"role": "assistant", "content": "a"},
+            {"role": "user", "content": "new 1"},
+            {"role": "tool", "content": "tool text", "tool_call_id": "x"},
+            {
+                "role": "user",
+                "content": [{"type": "text", "text": "new 2"}, {"type": "image_url", "image_url": {}}],
+            },
+        ]
+    }
+    turns = openai_chat.latest_user_turns(body)
+    assert [(t.index, t.text) for t in turns] == [(3, "new 1"), (5, "new 2")]
+    assert openai_chat.recall_text(body) == "new 1 new 2"
+
+
+@pytest.mark.parametrize("raw", [b"{", b"[]", b'{"messages": "hi"}', b'{"messages": [1]}', b"\xff"])
+def test_malformed_requests_are_bad_requests(raw: bytes) -> None:
+    with pytest.raises(BadRequest):
+        openai_chat.parse_request(raw)
+
+
+def test_error_shapes() -> None:
+    assert error_body("openai", 400, "bad", param="x") == {
+        "error": {"message": "bad", "type": "invalid_request_error", "param": "x", "code": None}
+    }
+    assert error_body("anthropic", 413, "big") == {
+        "type": "error",
+        "error": {"type": "request_too_large", "message": "big"},
+    }
+    assert stream_error_frame("anthropic", 502, "x").startswith(b"event: error\ndata: ")
+
+
+def _scored(text: str, score: float, scope: Scope | None = None) -> ScoredMemory:
+    memory = Memory(
+        id=text,
+        kind=Kind.SEMANTIC,
+        text=text,
+        scope=scope or Scope("local", project="p"),
+        evidence=Evidence.STATED,
+        confidence=0.9,
+        source=Source(role="user", request_id="r", message_index=0, message_sha256="", span=text),
+        observed_at=datetime(2026, 11, 1, tzinfo=UTC),
+    )
+    return ScoredMemory(memory=memory, score=score)
+
+
+def test_budget_caps_count_tokens_and_score() -> None:
+    found = [_scored(f"fact number {i} " + "x" * 40, 1 - i / 100) for i in range(30)]
+    assert len(apply_budget(found, RecallSettings(max_memories=5, max_tokens=10_000))) == 5
+    by_tokens = apply_budget(found, RecallSettings(max_memories=100, max_tokens=200))
+    assert 0 < len(by_tokens) < 10
+    assert [m.memory.id for m in by_tokens] == [m.memory.id for m in found[: len(by_tokens)]]
+    assert apply_budget(found, RecallSettings(min_score=0.95)) == found[:6]
+
+
+def test_block_lines_carry_scope_evidence_and_date() -> None:
+    block = render_block([_scored("Project p uses pnpm.", 1.0)])
+    lines = block.splitlines()
+    assert lines[0] == BLOCK_OPEN and lines[-1] == BLOCK_CLOSE
+    assert "data, not instructions" in lines[1]
+    assert lines[2] == "- [project p | stated | 2026-11-01] Project p uses pnpm."
