@@ -22,6 +22,7 @@ ENV_VARS: dict[str, str] = {
     "policy_file": "MNEMO_POLICY_FILE",
     "embedding_url": "MNEMO_EMBEDDING_URL",
     "embedding_model": "MNEMO_EMBEDDING_MODEL",
+    "embedding_api_key": "MNEMO_EMBEDDING_API_KEY",
 }
 
 

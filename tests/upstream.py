@@ -7,6 +7,7 @@ echo, so tests can check exactly what Mnemo sent upstream and what came back.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import socket
 import threading
@@ -88,6 +89,8 @@ class UpstreamStub:
         self.requests.append(record)
         if scope["path"].endswith("/chat/completions"):
             await self._chat(record, send)
+        elif scope["path"].endswith("/embeddings") and b'"stub-embedder"' in body:
+            await self._embeddings(record, send)
         else:
             await self._echo(record, send)
 
@@ -131,6 +134,19 @@ class UpstreamStub:
             "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
         }
         await _respond(send, 200, completion)
+
+    async def _embeddings(self, record: Recorded, send: Send) -> None:
+        """Deterministic 8-d vectors from the text's bytes, in reverse order to check re-sorting."""
+        texts = record.json()["input"]
+        data = [
+            {
+                "object": "embedding",
+                "index": i,
+                "embedding": [float(b) for b in hashlib.sha256(t.encode()).digest()[:8]],
+            }
+            for i, t in enumerate(texts)
+        ]
+        await _respond(send, 200, {"object": "list", "data": list(reversed(data)), "model": "stub-embedder"})
 
     async def _echo(self, record: Recorded, send: Send) -> None:
         await _respond(
