@@ -145,6 +145,33 @@ def scope_tag(value: str | None) -> str:
     return hashlib.sha256(value.encode("utf-8")).hexdigest()[:32]
 
 
+def scope_key(scope: Scope) -> str:
+    """One TAG for a record's exact scope: which of org/project/user/session it is bound to."""
+    parts = [scope.org, *(getattr(scope, level) for level in ("project", "user", "session"))]
+    joined = "\x1f".join("\x00" if part is None else part for part in parts)
+    return hashlib.sha256(joined.encode("utf-8")).hexdigest()[:32]
+
+
+def visible_scope_keys(request: Scope) -> list[str]:
+    """The scope keys of every record a request may see (DESIGN §3): each narrower level either
+    unset or the request's own value, so at most eight keys.
+
+    Filtering on these keys reads only the posting lists of visible records, however many
+    records other projects, users and sessions hold; per-level filters would walk the org's
+    whole "unset" lists.
+    """
+    options = [
+        [None] if getattr(request, level) is None else [None, getattr(request, level)]
+        for level in ("project", "user", "session")
+    ]
+    return [
+        scope_key(Scope(org=request.org, project=project, user=user, session=session))
+        for project in options[0]
+        for user in options[1]
+        for session in options[2]
+    ]
+
+
 def derive_session_id(first_turns: str) -> str | None:
     """A stable session id from the conversation's opening, which repeats on every turn."""
     if not first_turns:

@@ -17,7 +17,9 @@ from proxy.scope import (
     derive_session_id,
     is_visible,
     resolve_scope,
+    scope_key,
     scope_tag,
+    visible_scope_keys,
 )
 
 
@@ -99,3 +101,31 @@ def test_session_ids_are_stable_per_conversation_opening() -> None:
     assert derive_session_id("system:x\nuser:hi") == derive_session_id("system:x\nuser:hi")
     assert derive_session_id("system:x\nuser:hi") != derive_session_id("system:x\nuser:hello")
     assert derive_session_id("") is None
+
+
+@given(
+    st.tuples(
+        st.text(max_size=5),
+        st.none() | st.text(max_size=5),
+        st.none() | st.text(max_size=5),
+        st.none() | st.text(max_size=5),
+    ),
+    st.tuples(
+        st.text(max_size=5),
+        st.none() | st.text(max_size=5),
+        st.none() | st.text(max_size=5),
+        st.none() | st.text(max_size=5),
+    ),
+)
+def test_visible_scope_keys_say_exactly_what_is_visible(
+    memory: tuple[str, str | None, str | None, str | None],
+    request: tuple[str, str | None, str | None, str | None],
+) -> None:
+    record, asking = Scope(*memory), Scope(*request)
+    assert (scope_key(record) in visible_scope_keys(asking)) is is_visible(record, asking)
+
+
+def test_at_most_eight_keys_and_none_for_unset_levels() -> None:
+    assert len(visible_scope_keys(Scope("o", "p", "u", "s"))) == 8
+    assert len(visible_scope_keys(Scope("o"))) == 1
+    assert scope_key(Scope("o", project="p")) != scope_key(Scope("o", user="p"))

@@ -7,6 +7,8 @@ request's scope, so records of other orgs, projects, users and sessions are neve
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
 import re
 from importlib import resources
 from typing import Any
@@ -27,10 +29,12 @@ from proxy.errors import EmbeddingModelMismatch, StoreUnavailable
 from proxy.memory.embeddings import Vectors
 from proxy.memory.model import Memory, Status, from_hash, to_epoch, to_hash, utcnow
 from proxy.memory.store import ListPage, ListQuery, RecallQuery, ScoredMemory
-from proxy.scope import Scope, scope_tag
+from proxy.scope import Scope, scope_key, scope_tag, visible_scope_keys
+
+log = logging.getLogger("mnemo.store")
 
 META_KEY = "mnemo:meta"
-INDEX_SCHEMA_VERSION = "1"
+INDEX_SCHEMA_VERSION = "2"  # 2: scope_key
 _RRF_K = 10  # small k: candidate lists are short, so ranks near the top should dominate
 _WORD = re.compile(r"\w+", re.UNICODE)
 _MAX_QUERY_TERMS = 24
@@ -98,6 +102,13 @@ STOPWORDS = frozenset(
 )
 
 
+def hash_row(memory: Memory) -> dict[str, str | float | int | bytes]:
+    """The record as stored: its fields plus the TAGs the index filters on."""
+    row = to_hash(memory, {level: scope_tag(value) for level, value in memory.scope.as_dict().items()})
+    row["scope_key"] = scope_key(memory.scope)
+    return row
+
+
 def load_index_schema(dims: int) -> IndexSchema:
     raw = yaml.safe_load(resources.files("proxy.memory").joinpath("index_schema.yaml").read_text())
     for field in raw["fields"]:
@@ -107,13 +118,8 @@ def load_index_schema(dims: int) -> IndexSchema:
 
 
 def visibility_filter(scope: Scope) -> FilterExpression:
-    """DESIGN §3 as a query filter: same org; each narrower level unset or equal to the request's."""
-    expression = Tag("scope_org") == scope_tag(scope.org)
-    for level in ("project", "user", "session"):
-        value = getattr(scope, level)
-        allowed = [scope_tag(None)] if value is None else [scope_tag(None), scope_tag(value)]
-        expression = expression & (Tag(f"scope_{level}") == allowed)
-    return expression
+    """DESIGN §3 as a query filter: the exact scope keys a request may see (see ``visible_scope_keys``)."""
+    return Tag("scope_key") == visible_scope_keys(scope)
 
 
 def _current_filter() -> FilterExpression:
@@ -173,7 +179,9 @@ class RedisMemoryStore:
                     f"{self.embedding_model!r} ({self.dims} dims); use the same model, another store, "
                     "or export and re-import the memories"
                 )
-            if not await self._index.exists():
+            if meta and meta.get("index_schema_version") != INDEX_SCHEMA_VERSION:
+                await self._migrate(meta.get("index_schema_version", "1"))
+            elif not await self._index.exists():
                 await self._index.create(overwrite=False)
             await self._client.hset(
                 self._meta_key,
@@ -185,6 +193,21 @@ class RedisMemoryStore:
             )
         except (RedisError, RedisVLError, OSError) as exc:
             raise StoreUnavailable(f"cannot open the memory index: {exc}") from exc
+
+    async def _migrate(self, from_version: str) -> None:
+        """Rebuild the index under the current schema and fill fields older records lack.
+
+        Records are kept: the index is dropped without its documents and created again.
+        """
+        log.warning("migrating the memory index from schema %s to %s", from_version, INDEX_SCHEMA_VERSION)
+        if await self._index.exists():
+            await self._index.delete(drop=False)
+        async for key in self._client.scan_iter(match=f"{self._key('')}*", count=1000):
+            raw_scope = await self._client.hget(key, "scope")
+            if raw_scope:
+                scope = Scope(**json.loads(raw_scope))
+                await self._client.hset(key, "scope_key", scope_key(scope))
+        await self._index.create(overwrite=False)
 
     async def close(self) -> None:
         await self._client.aclose()
@@ -232,7 +255,7 @@ class RedisMemoryStore:
         return fuse(vector_rows, text_rows, query)
 
     async def put(self, memory: Memory, vector: Vectors) -> None:
-        row = to_hash(memory, {lvl: scope_tag(v) for lvl, v in memory.scope.as_dict().items()})
+        row = hash_row(memory)
         row["embedding"] = vector.astype(np.float32).tobytes()
         key = self._key(memory.id)
         try:

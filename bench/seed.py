@@ -1,0 +1,120 @@
+"""Fill a store with N memory records fast: a few real facts in the benchmark's scope, the rest in
+other scopes (the realistic case for a shared store), with random unit vectors."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from datetime import UTC, datetime
+
+import numpy as np
+
+from proxy.memory.embeddings import Embedder
+from proxy.memory.model import Evidence, Kind, Memory, Source, new_id
+from proxy.memory.redis_store import RedisMemoryStore, hash_row
+from proxy.scope import Scope
+
+BENCH_SCOPE = Scope(org="local", project="bench-proj", user="bench-user")
+IN_SCOPE_FACTS = [
+    "Project bench-proj uses pnpm as its JavaScript package manager, not npm.",
+    "Project bench-proj: always run pnpm test before opening a pull request.",
+    "Project bench-proj uses Python 3.12.",
+    "Project bench-proj uses PostgreSQL.",
+    "Project bench-proj uses Sentry for error tracking.",
+    "Project bench-proj: the lint command is ruff check.",
+    "Project bench-proj rule: Never commit directly to main.",
+    "The user prefers concise bullet points.",
+    "User bench-user's time zone is UTC+2.",
+    "User bench-user is a senior backend engineer.",
+]
+_WORDS = [
+    "deploy",
+    "build",
+    "test",
+    "lint",
+    "cache",
+    "queue",
+    "index",
+    "schema",
+    "migrate",
+    "token",
+    "session",
+    "worker",
+    "proxy",
+    "react",
+    "vue",
+    "django",
+    "flask",
+    "yarn",
+    "npm",
+    "pnpm",
+    "docker",
+    "kubernetes",
+    "python",
+    "node",
+    "rust",
+    "go",
+    "java",
+]
+
+
+def _memory(scope: Scope, text: str) -> Memory:
+    now = datetime.now(UTC)
+    return Memory(
+        id=new_id(),
+        kind=Kind.SEMANTIC,
+        text=text,
+        scope=scope,
+        evidence=Evidence.STATED,
+        confidence=0.9,
+        source=Source(role="user", request_id="seed", message_index=0, message_sha256="", span=text),
+        observed_at=now,
+        valid_from=now,
+        policy="bench",
+        extractor="bench.seed",
+    )
+
+
+async def seed(
+    store: RedisMemoryStore, embedder: Embedder, total: int, start: int = 0, batch: int = 2000
+) -> None:
+    """Add records until the store holds ``total`` (counting from ``start`` already there)."""
+    rng = np.random.default_rng(start + 7)
+    pyrng = random.Random(start)
+    client = store.client
+    prefix = f"{store.schema.index.prefix}{store.schema.index.key_separator}"
+    if start == 0:
+        vectors = embedder.embed(IN_SCOPE_FACTS)
+        for text, vector in zip(IN_SCOPE_FACTS, vectors, strict=True):
+            await store.put(_memory(BENCH_SCOPE, text), vector)
+        start = len(IN_SCOPE_FACTS)
+    remaining = total - start
+    while remaining > 0:
+        count = min(batch, remaining)
+        vectors = rng.standard_normal((count, embedder.dims)).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        async with client.pipeline(transaction=False) as pipe:
+            for vector in vectors:
+                project = f"proj-{pyrng.randrange(2000)}"
+                scope = (
+                    Scope(org="local", project=project)
+                    if pyrng.random() < 0.7
+                    else Scope(org="local", user=f"user-{pyrng.randrange(5000)}")
+                )
+                words = " ".join(pyrng.choice(_WORDS) for _ in range(8))
+                memory = _memory(scope, f"Project {project} notes: {words}.")
+                row = hash_row(memory)
+                row["embedding"] = vector.tobytes()
+                pipe.hset(prefix + memory.id, mapping=row)  # type: ignore[arg-type]
+            await pipe.execute()
+        remaining -= count
+
+
+def seed_sync(url: str, embedder: Embedder, total: int, start: int = 0) -> None:
+    async def run() -> None:
+        store = RedisMemoryStore(url, embedder.model_id, embedder.dims, timeout_s=30)
+        await store.open()
+        await seed(store, embedder, total, start)
+        await store.close()
+
+    asyncio.run(run())
