@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,7 @@ class Cell:
     ttfb_ms: list[float] = field(default_factory=list)
     gaps_ms: list[float] = field(default_factory=list)
     errors: int = 0
+    error_kinds: Counter[str] = field(default_factory=Counter)
 
     @property
     def rps(self) -> float:
@@ -83,8 +85,12 @@ async def _batch(
                 else:
                     response = await client.post(url, json=_body(i, False), headers=headers)
                     ok = response.status_code == 200
-            except httpx.HTTPError:
+            except httpx.HTTPError as exc:
                 ok = False
+                cell.error_kinds[type(exc).__name__] += 1
+            else:
+                if not ok:
+                    cell.error_kinds[f"HTTP {response.status_code}"] += 1
             if ok:
                 cell.latencies_ms.append((time.perf_counter() - started) * 1000)
             else:

@@ -26,6 +26,16 @@ IN_SCOPE_FACTS = [
     "The user prefers concise bullet points.",
     "User bench-user's time zone is UTC+2.",
     "User bench-user is a senior backend engineer.",
+    *(
+        f"Project bench-proj note {i}: the {w} service owns the {x} queue."
+        for i, (w, x) in enumerate(
+            [
+                (a, b)
+                for a in ("billing", "search", "auth", "mail", "upload", "report")
+                for b in ("retry", "dead-letter", "audit", "import", "export")
+            ]
+        )
+    ),
 ]
 _WORDS = [
     "deploy",

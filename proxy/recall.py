@@ -35,11 +35,20 @@ class RecallOutcome:
 async def recall(
     store: MemoryStore, embeddings: EmbeddingService, scope: Scope, text: str, settings: RecallSettings
 ) -> RecallOutcome:
-    """Recall for one request; never raises: a failing or slow store gives ``degraded``."""
+    """Recall for one request; never raises: a failing or slow store gives ``degraded``.
+
+    When the request can see no more records than the budget holds, ranking cannot change what
+    is recalled: all of them are taken, newest first, and the query is not embedded at all.
+    """
     if not text.strip():
         return RecallOutcome()
     try:
         async with asyncio.timeout(settings.timeout_s):
+            few = await store.visible_current(scope, settings.max_memories + 1)
+            if len(few) <= settings.max_memories:
+                return RecallOutcome(
+                    memories=apply_budget([ScoredMemory(m, score=1.0) for m in few], settings)
+                )
             vector = await embeddings.embed_one(text)
             found = await store.recall(
                 RecallQuery(

@@ -295,6 +295,16 @@ class RedisMemoryStore:
             return None
         return from_hash({_str(k): v for k, v in row.items() if k != b"embedding"})
 
+    async def visible_current(self, scope: Scope, limit: int) -> list[Memory]:
+        """Up to ``limit`` current records a request may see, newest first."""
+        search = FilterQuery(
+            visibility_filter(scope) & _current_filter(),
+            return_fields=self._return_fields,
+            num_results=limit,
+            sort_by=("observed_at", "DESC"),
+        )
+        return [from_hash(self._row(row)) for row in await self._search(search)]
+
     async def list_memories(self, query: ListQuery) -> ListPage:
         where: FilterExpression = Num("observed_at") >= 0
         if query.visible_to is not None:
