@@ -4,6 +4,7 @@ measured pair by pair in one run, at several concurrencies, non-streamed and str
 from __future__ import annotations
 
 import asyncio
+import json
 import tempfile
 import time
 from collections import Counter
@@ -11,9 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 from bench.common import cpu_seconds, mnemo, percentile, report, table, upstream
+from bench.loadgen import Connection
 from bench.seed import BENCH_SCOPE, seed_sync
 from proxy.memory.embedded import EmbeddedStore
 from proxy.memory.embeddings import MiniLMOnnxEmbedder
@@ -38,6 +38,7 @@ class Cell:
     ttfb_ms: list[float] = field(default_factory=list)
     gaps_ms: list[float] = field(default_factory=list)
     errors: int = 0
+    overhead_ms: list[float] = field(default_factory=list)
     error_kinds: Counter[str] = field(default_factory=Counter)
 
     @property
@@ -56,47 +57,39 @@ def _body(i: int, stream: bool) -> dict[str, Any]:
 
 
 async def _batch(
-    client: httpx.AsyncClient,
-    url: str,
+    connections: list[Connection],
     headers: dict[str, str],
     n: int,
-    concurrency: int,
     stream: bool,
     cell: Cell,
     counter: list[int],
 ) -> None:
-    async def one() -> None:
+    """``len(connections)`` workers, one keep-alive connection each, share ``n`` requests."""
+
+    async def one(connection: Connection) -> None:
         while counter[0] < n:
             counter[0] += 1
-            i = counter[0]
-            started = time.perf_counter()
+            body = json.dumps(_body(counter[0], stream)).encode()
             try:
-                if stream:
-                    async with client.stream("POST", url, json=_body(i, True), headers=headers) as response:
-                        last = None
-                        async for _chunk in response.aiter_raw():
-                            now = time.perf_counter()
-                            if last is None:
-                                cell.ttfb_ms.append((now - started) * 1000)
-                            else:
-                                cell.gaps_ms.append((now - last) * 1000)
-                            last = now
-                        ok = response.status_code == 200
-                else:
-                    response = await client.post(url, json=_body(i, False), headers=headers)
-                    ok = response.status_code == 200
-            except httpx.HTTPError as exc:
-                ok = False
+                result = await connection.post(body, headers)
+            except (OSError, asyncio.IncompleteReadError, ValueError) as exc:
                 cell.error_kinds[type(exc).__name__] += 1
-            else:
-                if not ok:
-                    cell.error_kinds[f"HTTP {response.status_code}"] += 1
-            if ok:
-                cell.latencies_ms.append((time.perf_counter() - started) * 1000)
-            else:
                 cell.errors += 1
+                continue
+            if result.status != 200:
+                cell.error_kinds[f"HTTP {result.status}"] += 1
+                cell.errors += 1
+                continue
+            cell.latencies_ms.append(result.elapsed_ms)
+            if "x-mnemo-overhead-ms" in result.headers:
+                cell.overhead_ms.append(float(result.headers["x-mnemo-overhead-ms"]))
+            if stream and result.chunk_times:
+                cell.ttfb_ms.append((result.chunk_times[0] - result.started) * 1000)
+                cell.gaps_ms.extend(
+                    (b - a) * 1000 for a, b in zip(result.chunk_times, result.chunk_times[1:], strict=False)
+                )
 
-    await asyncio.gather(*(one() for _ in range(concurrency)))
+    await asyncio.gather(*(one(c) for c in connections))
 
 
 def _measure(
@@ -107,29 +100,20 @@ def _measure(
     headers = {"direct": {}, "off": {**scope_headers, "x-mnemo-mode": "off"}, "on": scope_headers}
 
     async def run() -> None:
-        limits = httpx.Limits(max_connections=concurrency * 2, max_keepalive_connections=concurrency * 2)
-        async with httpx.AsyncClient(timeout=60, limits=limits) as client:
-            for target in TARGETS:  # warm connections and caches
-                await _batch(
-                    client, urls[target], headers[target], concurrency * 2, concurrency, stream, Cell(), [0]
-                )
-            for _ in range(rounds):
-                for target in TARGETS:
-                    cell = cells[target]
-                    cpu_before = cpu_seconds(mnemo_pid)
-                    started = time.perf_counter()
-                    await _batch(
-                        client,
-                        urls[target],
-                        headers[target],
-                        per_target // rounds,
-                        concurrency,
-                        stream,
-                        cell,
-                        [0],
-                    )
-                    cell.wall_s += time.perf_counter() - started
-                    cell.cpu_s += cpu_seconds(mnemo_pid) - cpu_before
+        pools = {t: [Connection(urls[t]) for _ in range(concurrency)] for t in TARGETS}
+        for target in TARGETS:  # open the connections, warm caches
+            await _batch(pools[target], headers[target], concurrency * 2, stream, Cell(), [0])
+        for _ in range(rounds):
+            for target in TARGETS:
+                cell = cells[target]
+                cpu_before = cpu_seconds(mnemo_pid)
+                started = time.perf_counter()
+                await _batch(pools[target], headers[target], per_target // rounds, stream, cell, [0])
+                cell.wall_s += time.perf_counter() - started
+                cell.cpu_s += cpu_seconds(mnemo_pid) - cpu_before
+        for pool in pools.values():
+            for connection in pool:
+                await connection.close()
 
     asyncio.run(run())
     return cells
@@ -208,6 +192,7 @@ def main(quick: bool, record: bool) -> None:
                             percentile(cell.ttfb_ms, 50),
                             percentile(cell.ttfb_ms, 99),
                             percentile(cell.ttfb_ms, 50) - percentile(base.ttfb_ms, 50),
+                            percentile(cell.overhead_ms, 50) if cell.overhead_ms else 0.0,
                             percentile(cell.gaps_ms, 50),
                             percentile(cell.gaps_ms, 99),
                             cell.errors,
@@ -218,6 +203,9 @@ def main(quick: bool, record: bool) -> None:
                         "added_ttfb_p50_ms": round(
                             percentile(cell.ttfb_ms, 50) - percentile(base.ttfb_ms, 50), 2
                         ),
+                        "mnemo_overhead_p50_ms": round(percentile(cell.overhead_ms, 50), 2)
+                        if cell.overhead_ms
+                        else None,
                         "gap_p50_ms": round(percentile(cell.gaps_ms, 50), 2),
                         "gap_p99_ms": round(percentile(cell.gaps_ms, 99), 2),
                     }
@@ -252,6 +240,7 @@ def main(quick: bool, record: bool) -> None:
                     "TTFB p50 ms",
                     "TTFB p99 ms",
                     "added TTFB p50",
+                    "X-Mnemo-Overhead-Ms p50",
                     "gap p50 ms",
                     "gap p99 ms",
                     "errors",

@@ -85,10 +85,22 @@ def _memory(scope: Scope, text: str) -> Memory:
     )
 
 
+BIG_SCOPE = Scope(org="local", project="big-proj")
+
+
 async def seed(
-    store: RedisMemoryStore, embedder: Embedder, total: int, start: int = 0, batch: int = 2000
+    store: RedisMemoryStore,
+    embedder: Embedder,
+    total: int,
+    start: int = 0,
+    batch: int = 2000,
+    big_fraction: float = 0.0,
 ) -> None:
-    """Add records until the store holds ``total`` (counting from ``start`` already there)."""
+    """Add records until the store holds ``total`` (counting from ``start`` already there).
+
+    ``big_fraction`` of them go to one large project (``BIG_SCOPE``), for queries whose visible
+    set is large; the rest spread over 2,000 projects and 5,000 users.
+    """
     rng = np.random.default_rng(start + 7)
     pyrng = random.Random(start)
     client = store.client
@@ -106,11 +118,13 @@ async def seed(
         async with client.pipeline(transaction=False) as pipe:
             for vector in vectors:
                 project = f"proj-{pyrng.randrange(2000)}"
-                scope = (
-                    Scope(org="local", project=project)
-                    if pyrng.random() < 0.7
-                    else Scope(org="local", user=f"user-{pyrng.randrange(5000)}")
-                )
+                draw = pyrng.random()
+                if draw < big_fraction:
+                    scope = BIG_SCOPE
+                elif draw < 0.7:
+                    scope = Scope(org="local", project=project)
+                else:
+                    scope = Scope(org="local", user=f"user-{pyrng.randrange(5000)}")
                 words = " ".join(pyrng.choice(_WORDS) for _ in range(8))
                 memory = _memory(scope, f"Project {project} notes: {words}.")
                 row = hash_row(memory)

@@ -109,11 +109,18 @@ def hash_row(memory: Memory) -> dict[str, str | float | int | bytes]:
     return row
 
 
-def load_index_schema(dims: int) -> IndexSchema:
+VECTOR_ALGORITHMS = ("flat", "hnsw")
+
+
+def load_index_schema(dims: int, algorithm: str = "flat") -> IndexSchema:
+    """The shipped schema with the model's dims and the chosen vector algorithm filled in."""
+    if algorithm not in VECTOR_ALGORITHMS:
+        raise ValueError(f"vector algorithm must be one of {VECTOR_ALGORITHMS}, got {algorithm!r}")
     raw = yaml.safe_load(resources.files("proxy.memory").joinpath("index_schema.yaml").read_text())
     for field in raw["fields"]:
         if field["type"] == "vector":
             field["attrs"]["dims"] = dims
+            field["attrs"]["algorithm"] = algorithm
     return IndexSchema.from_dict(raw)
 
 
@@ -146,6 +153,7 @@ class RedisMemoryStore:
         timeout_s: float = 0.5,
         index_name: str | None = None,
         prefix: str | None = None,
+        algorithm: str = "flat",
     ) -> None:
         self._client = aioredis.Redis.from_url(
             url,
@@ -156,7 +164,7 @@ class RedisMemoryStore:
         )
         self.embedding_model = embedding_model
         self.dims = dims
-        self.schema = load_index_schema(dims)
+        self.schema = load_index_schema(dims, algorithm)
         if index_name:
             self.schema.index.name = index_name
         if prefix:
