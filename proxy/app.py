@@ -11,7 +11,7 @@ from litestar.exceptions import HTTPException
 from litestar.openapi import OpenAPIConfig
 
 from proxy.errors import BadRequest
-from proxy.lifespan import services_lifespan
+from proxy.lifespan import Models, services_lifespan
 from proxy.relay import UpstreamError
 from proxy.routes import admin, chat, health, passthrough
 from proxy.routes.common import provide_services
@@ -57,7 +57,8 @@ def _unexpected(request: Request[object, object, State], exc: Exception) -> Resp
     return _error(request, 500, f"internal error in Mnemo: {type(exc).__name__}")
 
 
-def create_app(settings: Settings) -> Litestar:
+def create_app(settings: Settings, models: Models | None = None) -> Litestar:
+    """The app. ``models`` may come preloaded (the CLI loads them while the store starts)."""
     return Litestar(
         route_handlers=[
             chat.chat_completions,
@@ -69,7 +70,7 @@ def create_app(settings: Settings) -> Litestar:
             health.readyz,
         ],
         dependencies={"services": Provide(provide_services, sync_to_thread=False)},
-        state=State({"settings": settings}),
+        state=State({"settings": settings, "models": models}),
         lifespan=[services_lifespan],
         exception_handlers={
             BadRequest: _bad_request,

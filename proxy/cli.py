@@ -11,6 +11,7 @@ import signal
 import socket
 import sys
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from types import FrameType
 from typing import TYPE_CHECKING
 
@@ -91,6 +92,7 @@ def _check_port_free(host: str, port: int) -> None:
 
 def _serve(args: argparse.Namespace) -> int:
     from proxy.app import create_app
+    from proxy.lifespan import load_models
     from proxy.memory.embedded import EmbeddedStore
 
     settings = _settings(
@@ -106,9 +108,14 @@ def _serve(args: argparse.Namespace) -> int:
     _terminate_on_sigterm()
     if settings.redis_url is not None:
         return _run_uvicorn(create_app(settings), settings)
-    with EmbeddedStore(settings.data_dir) as store:
-        log.info("embedded store in %s", settings.data_dir)
-        return _run_uvicorn(create_app(settings.with_changes(redis_url=store.url)), settings)
+    # The store and the models each take a second or more: load the models in a thread meanwhile.
+    # The store is started from this thread: its parent-death signal follows the forking thread.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        models = pool.submit(load_models, settings)
+        with EmbeddedStore(settings.data_dir) as store:
+            log.info("embedded store in %s", settings.data_dir)
+            app = create_app(settings.with_changes(redis_url=store.url), models=models.result())
+            return _run_uvicorn(app, settings)
 
 
 def _run_uvicorn(app: Litestar, settings: Settings) -> int:
@@ -129,8 +136,9 @@ def _run_uvicorn(app: Litestar, settings: Settings) -> int:
 
 
 def _terminate_on_sigterm() -> None:
-    # Before uvicorn installs its own handlers (which then take over), a SIGTERM during start-up
-    # must still unwind through `with EmbeddedStore` so the store is stopped.
+    # Before uvicorn installs its handlers, a SIGTERM must unwind through `with EmbeddedStore` so
+    # the store is stopped; uvicorn re-raises SIGTERM after its graceful shutdown, and as
+    # KeyboardInterrupt that also ends in a clean exit 0 from main().
     def handler(signum: int, frame: FrameType | None) -> None:
         raise KeyboardInterrupt
 

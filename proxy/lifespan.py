@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 import httpx
 from litestar import Litestar
 
-from extractors import build_extractor
+from extractors import Extractor, build_extractor
 from policies import DEFAULT_POLICY, Policy
-from proxy.errors import EmbeddingModelMismatch, StoreError, StoreUnavailable
+from proxy.errors import StoreError, StoreUnavailable
 from proxy.jobs import ExtractionJob, JobQueue, Learner, run_worker
-from proxy.memory.embeddings import EmbeddingService, build_embedder
+from proxy.memory.embeddings import Embedder, EmbeddingService, build_embedder
 from proxy.memory.redis_store import RedisMemoryStore
 from proxy.scope import LOCAL_PRINCIPAL, Principal
 from proxy.settings import Settings
@@ -87,20 +87,34 @@ def upstream_client(settings: Settings) -> httpx.AsyncClient:
     return httpx.AsyncClient(timeout=timeout, limits=limits, follow_redirects=False)
 
 
+@dataclass(frozen=True, slots=True)
+class Models:
+    """The slow-to-load parts: built in a thread, possibly before the app exists."""
+
+    embedder: Embedder
+    extractor: Extractor | None
+
+
+def load_models(settings: Settings) -> Models:
+    """Blocking: load the embedding model and, if this process runs a worker, spaCy."""
+    embedder = build_embedder(settings.embedding_url, settings.embedding_model, settings.embedding_api_key)
+    return Models(embedder=embedder, extractor=build_extractor() if settings.run_worker else None)
+
+
 @asynccontextmanager
 async def services_lifespan(app: Litestar) -> AsyncIterator[None]:
     settings: Settings = app.state.settings
     if settings.redis_url is None:
         raise StoreUnavailable("no store URL: `mnemo serve` starts the embedded store and passes its URL")
+    models: Models | None = app.state.get("models")
+    if models is None:
+        models = await asyncio.to_thread(load_models, settings)
     async with AsyncExitStack() as stack:
         http = upstream_client(settings)
         stack.push_async_callback(http.aclose)
-        embedder = await asyncio.to_thread(
-            build_embedder, settings.embedding_url, settings.embedding_model, settings.embedding_api_key
-        )
-        embeddings = EmbeddingService(embedder)
+        embeddings = EmbeddingService(models.embedder)
         store = RedisMemoryStore(
-            settings.redis_url, embedder.model_id, embedder.dims, settings.store_timeout_s
+            settings.redis_url, models.embedder.model_id, models.embedder.dims, settings.store_timeout_s
         )
         stack.push_async_callback(store.close)
         queue = JobQueue(settings.redis_url)
@@ -113,19 +127,15 @@ async def services_lifespan(app: Litestar) -> AsyncIterator[None]:
             queue=queue,
             policy=DEFAULT_POLICY,
         )
-        try:
-            await services.ensure_store()
-        except EmbeddingModelMismatch:
-            raise
-        if settings.run_worker:
-            extractor = await asyncio.to_thread(build_extractor)
-            learner = Learner(extractor, embeddings, store, services.policy)
+        await services.ensure_store()  # a store that is down now is retried later; a model mismatch is fatal
+        if models.extractor is not None:
+            learner = Learner(models.extractor, embeddings, store, services.policy)
             stop = asyncio.Event()
             worker = asyncio.create_task(run_worker(queue, learner, stop), name="mnemo-worker")
             stack.push_async_callback(_stop_worker, stop, worker)
         app.state.services = services
         stack.push_async_callback(services.drain)
-        log.info("mnemo ready: upstream %s, embeddings %s", settings.upstream_url, embedder.model_id)
+        log.info("mnemo ready: upstream %s, embeddings %s", settings.upstream_url, models.embedder.model_id)
         yield
 
 

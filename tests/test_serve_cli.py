@@ -213,3 +213,21 @@ def test_a_public_address_is_refused_in_local_mode(data_dir: Path) -> None:
     )
     assert result.returncode == 2
     assert "refusing to listen on 0.0.0.0" in result.stderr.decode()
+
+
+def test_a_store_that_will_not_start_is_one_clear_line(data_dir: Path) -> None:
+    data_dir.mkdir(parents=True)
+    (data_dir / "appendonlydir").write_text("not a directory")  # Valkey cannot open its AOF dir
+    result = subprocess.run(
+        [sys.executable, "-m", "proxy.cli", "serve", "--port", str(free_port()), "--data-dir", str(data_dir)],
+        capture_output=True,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    stderr = result.stderr.decode()
+    assert "Traceback" not in stderr
+    assert stderr.strip().splitlines()[-1] == (
+        "mnemo: embedded store failed to start: "
+        "Can't open or create append-only dir appendonlydir: Not a directory"
+    )
+    assert not (data_dir / "store.json").exists()

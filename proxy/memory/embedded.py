@@ -13,6 +13,7 @@ import ctypes
 import json
 import logging
 import os
+import re
 import secrets
 import signal
 import socket
@@ -31,7 +32,11 @@ from proxy.errors import EmbeddedStoreError
 log = logging.getLogger("mnemo.store.embedded")
 
 _STATE_FILE = "store.json"
+_START_ATTEMPTS = 3
+_PORTS_TAKEN = "embedded store failed to start: every port tried was taken before it could bind"
 _PR_SET_PDEATHSIG = 1
+# "8962:M 29 Nov 2026 20:04:05.051 # " before each line of the server's log
+_LOG_PREFIX = re.compile(r"^\d+:[A-Z] \d+ \w+ \d+ [\d:.]+ [#*.-] ")
 
 
 def valkey_binary() -> Path:
@@ -117,29 +122,47 @@ class EmbeddedStore:
     ) -> None:
         self.stop()
 
-    def start(self) -> None:
+    def preflight(self) -> tuple[Path, Path]:
+        """Check what a start needs (binary, module, a usable data dir); one clear error if not."""
         binary, module = valkey_binary(), search_module()
         try:
             self.data_dir.mkdir(parents=True, exist_ok=True)
             os.chmod(self.data_dir, 0o700)
         except OSError as exc:
             raise EmbeddedStoreError(f"cannot use data dir {self.data_dir}: {exc.strerror}") from exc
-        self._stop_leftover()
-        password = self._password()
-        last_error = "did not start"
-        for _attempt in range(3):  # a port picked free can be taken before the server binds it
-            address = StoreAddress(self.host, _free_port(self.host), password)
-            self._process = self._spawn(binary, module, address)
-            last_error = self._wait_ready(address)
-            if not last_error:
-                self._address = address
-                self._write_state(address)
-                log.info("embedded store ready on %s:%d (pid %d)", address.host, address.port, self.pid)
+        return binary, module
+
+    def start(self) -> None:
+        """Start and wait until the server answers (blocking)."""
+        binary, module, password = self._prepare()
+        for _attempt in range(_START_ATTEMPTS):
+            address = self._launch(binary, module, password)
+            if self._settle(address, self._wait_ready(address)):
                 return
-            self._kill()
-            if "Address already in use" not in last_error:
-                break
-        raise EmbeddedStoreError(f"embedded store failed to start: {last_error}")
+        raise EmbeddedStoreError(_PORTS_TAKEN)
+
+    def _prepare(self) -> tuple[Path, Path, str]:
+        binary, module = self.preflight()
+        self._stop_leftover()
+        return binary, module, self._password()
+
+    def _launch(self, binary: Path, module: Path, password: str) -> StoreAddress:
+        # a port picked free can be taken before the server binds it: _settle retries that
+        address = StoreAddress(self.host, _free_port(self.host), password)
+        self._process = self._spawn(binary, module, address)
+        return address
+
+    def _settle(self, address: StoreAddress, error: str) -> bool:
+        """True when started; False to try another port; raises on any other failure."""
+        if not error:
+            self._address = address
+            self._write_state(address)
+            log.info("embedded store ready on %s:%d (pid %d)", address.host, address.port, self.pid)
+            return True
+        self._kill()
+        if "Address already in use" in error:
+            return False
+        raise EmbeddedStoreError(f"embedded store failed to start: {error}")
 
     def stop(self) -> None:
         process = self._process
@@ -225,7 +248,9 @@ class EmbeddedStore:
         if log_path.exists():
             lines += log_path.read_text(errors="replace").splitlines()
         meaningful = [line for line in lines if line.strip() and "oO0OoO0OoO0Oo" not in line]
-        return meaningful[-1].strip() if meaningful else "the server exited at once"
+        if not meaningful:
+            return "the server exited at once"
+        return _LOG_PREFIX.sub("", meaningful[-1].strip())
 
     def _kill(self) -> None:
         if self._process is not None and self._process.poll() is None:
