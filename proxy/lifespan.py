@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import httpx
 from litestar import Litestar
 
-from extractors import Extractor, build_extractor
+from extractors import Extractor, Rule, build_extractor, load_rules
 from policies import DEFAULT_POLICY, Policy
 from proxy.errors import StoreError, StoreUnavailable
 from proxy.jobs import ExtractionJob, JobQueue, Learner, run_worker
@@ -37,6 +37,7 @@ class Services:
     embeddings: EmbeddingService
     queue: JobQueue
     policy: Policy
+    rules: list[Rule]
     principal: Principal = LOCAL_PRINCIPAL
     store_ready: bool = False
     _last_open_attempt: float = field(default=0.0)
@@ -126,6 +127,7 @@ async def services_lifespan(app: Litestar) -> AsyncIterator[None]:
             embeddings=embeddings,
             queue=queue,
             policy=DEFAULT_POLICY,
+            rules=load_rules(),
         )
         await services.ensure_store()  # a store that is down now is retried later; a model mismatch is fatal
         if models.extractor is not None:

@@ -62,10 +62,16 @@ def test_decide_names_the_subject_and_the_policy() -> None:
     assert decision.observed_at == NOW
 
 
-@pytest.mark.parametrize("role", ["system", "tool", "developer", "assistant"])
+@pytest.mark.parametrize("role", ["system", "tool", "developer", "context"])
 def test_roles_without_evidence_produce_nothing(role: str) -> None:
     kept, refused = decide([candidate(role=role)], REQUEST, DEFAULT_POLICY, NOW)
     assert kept == [] and "produces no memories" in refused[0].reason
+
+
+def test_assistant_turns_give_inferred_records_with_less_confidence() -> None:
+    (decision,), _ = decide([candidate(role="assistant", confidence=0.9)], REQUEST, DEFAULT_POLICY, NOW)
+    assert decision.evidence == "inferred"
+    assert decision.confidence == pytest.approx(0.9 * DEFAULT_POLICY.inferred_confidence_factor)
 
 
 @pytest.mark.parametrize(

@@ -60,8 +60,10 @@ def test_openai_sdk_stream_works_through_the_proxy(
     text = "".join(chunk.choices[0].delta.content or "" for chunk in stream if chunk.choices)
     assert text.strip() == "Use pnpm install."
     learned = mnemo.wait_for_memories(1, project=project)
-    assert learned[0]["value"] == "Vitest"
-    assert learned[0]["source"]["model"] == "m"
+    (vitest,) = [m for m in learned if m["value"] == "Vitest"]
+    assert vitest["source"]["model"] == "m"
+    # the reply's advice ("Use pnpm install.") is no observation of the project: nothing inferred
+    assert [m["value"] for m in mnemo.memories(project=project)] == ["Vitest"]
 
 
 def test_upstream_errors_keep_their_status_and_body(

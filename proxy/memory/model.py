@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import hashlib
 import json
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
@@ -10,7 +11,7 @@ from typing import Any
 
 from ulid import ULID
 
-from proxy.scope import Scope
+from proxy.scope import Scope, scope_key
 
 SCHEMA_VERSION = 1
 
@@ -33,6 +34,14 @@ class Status(enum.StrEnum):
     ACTIVE = "active"
     SUPERSEDED = "superseded"
     QUARANTINED = "quarantined"
+
+
+def slot_key(scope: Scope, key: str, qualifier: str | None) -> str:
+    """The slot a keyed fact fills: its exact scope, key and qualifier. One current value per slot;
+    a qualified fact ("in docs/, use npm") fills another slot than the general one."""
+    normal = " ".join((qualifier or "").lower().replace("the ", " ").split())
+    joined = "\x1f".join([scope_key(scope), key, normal])
+    return hashlib.sha256(joined.encode("utf-8")).hexdigest()[:32]
 
 
 def new_id() -> str:

@@ -7,7 +7,6 @@ request's scope, so records of other orgs, projects, users and sessions are neve
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import re
 from importlib import resources
@@ -27,14 +26,15 @@ from redisvl.schema import IndexSchema
 
 from proxy.errors import EmbeddingModelMismatch, StoreUnavailable
 from proxy.memory.embeddings import Vectors
-from proxy.memory.model import Memory, Status, from_hash, to_epoch, to_hash, utcnow
+from proxy.memory.model import Memory, Status, from_hash, slot_key, to_epoch, to_hash, utcnow
 from proxy.memory.store import ListPage, ListQuery, RecallQuery, ScoredMemory
 from proxy.scope import Scope, scope_key, scope_tag, visible_scope_keys
 
 log = logging.getLogger("mnemo.store")
 
 META_KEY = "mnemo:meta"
-INDEX_SCHEMA_VERSION = "2"  # 2: scope_key
+AUDIT_STREAM = "mnemo:audit"  # who did what to which record, and when; never the record's text
+INDEX_SCHEMA_VERSION = "3"  # 2: scope_key; 3: slot
 _RRF_K = 10  # small k: candidate lists are short, so ranks near the top should dominate
 _WORD = re.compile(r"\w+", re.UNICODE)
 _MAX_QUERY_TERMS = 24
@@ -105,8 +105,16 @@ STOPWORDS = frozenset(
 def hash_row(memory: Memory) -> dict[str, str | float | int | bytes]:
     """The record as stored: its fields plus the TAGs the index filters on."""
     row = to_hash(memory, {level: scope_tag(value) for level, value in memory.scope.as_dict().items()})
-    row["scope_key"] = scope_key(memory.scope)
+    row.update(derived_tags(memory))
     return row
+
+
+def derived_tags(memory: Memory) -> dict[str, str]:
+    """TAGs computed from the record, which a migration can recompute for older records."""
+    tags = {"scope_key": scope_key(memory.scope)}
+    if memory.key:
+        tags["slot"] = slot_key(memory.scope, memory.key, memory.qualifier)
+    return tags
 
 
 VECTOR_ALGORITHMS = ("flat", "hnsw")
@@ -211,10 +219,10 @@ class RedisMemoryStore:
         if await self._index.exists():
             await self._index.delete(drop=False)
         async for key in self._client.scan_iter(match=f"{self._key('')}*", count=1000):
-            raw_scope = await self._client.hget(key, "scope")
-            if raw_scope:
-                scope = Scope(**json.loads(raw_scope))
-                await self._client.hset(key, "scope_key", scope_key(scope))
+            row = await self._client.hgetall(key)
+            if row:
+                memory = from_hash({_str(k): v for k, v in row.items() if k != b"embedding"})
+                await self._client.hset(key, mapping=dict(derived_tags(memory)))  # type: ignore[arg-type]
         await self._index.create(overwrite=False)
 
     async def close(self) -> None:
@@ -284,15 +292,91 @@ class RedisMemoryStore:
         rows = await self._search(FilterQuery(where, return_fields=self._return_fields, num_results=1))
         return from_hash(self._row(rows[0])) if rows else None
 
-    async def mark_seen(self, memory: Memory) -> Memory:
+    async def mark_seen(self, memory: Memory, confidence: float | None = None) -> Memory:
+        """Seen again: count it, note when, and (for a repeated inference) raise its confidence."""
         now = utcnow()
         key = self._key(memory.id)
         try:
-            count = await self._client.hincrby(key, "seen_count", 1)
-            await self._client.hset(key, "last_seen_at", str(to_epoch(now)))
+            async with self._client.pipeline(transaction=True) as pipe:
+                pipe.hincrby(key, "seen_count", 1)
+                pipe.hset(key, "last_seen_at", str(to_epoch(now)))
+                if confidence is not None:
+                    pipe.hset(key, "confidence", str(confidence))
+                count, *_ = await pipe.execute()
         except (RedisError, OSError) as exc:
             raise StoreUnavailable(f"write failed: {exc}") from exc
-        return memory.with_changes(seen_count=int(count), last_seen_at=now)
+        return memory.with_changes(
+            seen_count=int(count), last_seen_at=now, confidence=confidence or memory.confidence
+        )
+
+    async def current_in_slot(self, slot: str) -> Memory | None:
+        rows = await self._search(
+            FilterQuery(
+                (Tag("slot") == slot) & _current_filter(), return_fields=self._return_fields, num_results=1
+            )
+        )
+        return from_hash(self._row(rows[0])) if rows else None
+
+    async def supersede(self, old: Memory, new: Memory, vector: Vectors) -> Memory:
+        """Write ``new`` as the next version of ``old``; ``old`` stays, closed, in the history chain."""
+        new = new.with_changes(supersedes=old.id, version=old.version + 1)
+        closed_at = new.valid_from or new.observed_at
+        row = hash_row(new)
+        row["embedding"] = vector.astype(np.float32).tobytes()
+        try:
+            async with self._client.pipeline(transaction=True) as pipe:
+                pipe.hset(self._key(new.id), mapping=row)  # type: ignore[arg-type]
+                if new.expires_at is not None:
+                    pipe.expireat(self._key(new.id), int(new.expires_at.timestamp()) + 1)
+                pipe.hset(
+                    self._key(old.id),
+                    mapping={
+                        "status": Status.SUPERSEDED.value,
+                        "current": "0",
+                        "valid_to": str(to_epoch(closed_at)),
+                        "superseded_by": new.id,
+                    },
+                )
+                await pipe.execute()
+        except (RedisError, OSError) as exc:
+            raise StoreUnavailable(f"write failed: {exc}") from exc
+        return new
+
+    async def history(self, memory: Memory) -> list[Memory]:
+        """Every version of the record's slot chain, oldest first."""
+        chain = [memory]
+        seen = {memory.id}
+        while chain[0].supersedes and chain[0].supersedes not in seen:
+            previous = await self.get(chain[0].supersedes)
+            if previous is None:
+                break
+            seen.add(previous.id)
+            chain.insert(0, previous)
+        while chain[-1].superseded_by and chain[-1].superseded_by not in seen:
+            following = await self.get(chain[-1].superseded_by)
+            if following is None:
+                break
+            seen.add(following.id)
+            chain.append(following)
+        return chain
+
+    async def nearest_in_scope(self, scope: Scope, kind: str, vector: Vectors) -> ScoredMemory | None:
+        """The current record of exactly this scope and kind closest to ``vector`` (for near-duplicates)."""
+        query = VectorQuery(
+            vector.astype(np.float32).tobytes(),
+            "embedding",
+            return_fields=self._return_fields,
+            filter_expression=(Tag("scope_key") == scope_key(scope))
+            & (Tag("kind") == kind)
+            & _current_filter(),
+            num_results=1,
+        )
+        rows = await self._search(query)
+        if not rows:
+            return None
+        row = self._row(rows[0])
+        similarity = 1.0 - float(row.get("vector_distance", 1.0))
+        return ScoredMemory(memory=from_hash(row), score=similarity, similarity=similarity)
 
     async def get(self, memory_id: str) -> Memory | None:
         try:
@@ -302,6 +386,39 @@ class RedisMemoryStore:
         if not row:
             return None
         return from_hash({_str(k): v for k, v in row.items() if k != b"embedding"})
+
+    async def delete(self, memory: Memory, actor: str, reason: str) -> None:
+        """Delete one record everywhere it lives in the store: the hash (text, fields and vector,
+        and so the index entry), and its links in the history chain, which skip over it."""
+        try:
+            async with self._client.pipeline(transaction=True) as pipe:
+                pipe.delete(self._key(memory.id))
+                if memory.supersedes:
+                    if memory.superseded_by:
+                        pipe.hset(self._key(memory.supersedes), "superseded_by", memory.superseded_by)
+                    else:
+                        pipe.hdel(self._key(memory.supersedes), "superseded_by")
+                if memory.superseded_by:
+                    if memory.supersedes:
+                        pipe.hset(self._key(memory.superseded_by), "supersedes", memory.supersedes)
+                    else:
+                        pipe.hdel(self._key(memory.superseded_by), "supersedes")
+                pipe.xadd(
+                    AUDIT_STREAM,
+                    {
+                        "action": "delete",
+                        "memory_id": memory.id,
+                        "scope_key": scope_key(memory.scope),
+                        "actor": actor,
+                        "reason": reason,
+                        "at": str(to_epoch(utcnow())),
+                    },
+                    maxlen=100_000,
+                    approximate=True,
+                )
+                await pipe.execute()
+        except (RedisError, OSError) as exc:
+            raise StoreUnavailable(f"delete failed: {exc}") from exc
 
     async def visible_current(self, scope: Scope, limit: int) -> list[Memory]:
         """Up to ``limit`` current records a request may see, newest first."""
@@ -321,6 +438,8 @@ class RedisMemoryStore:
             value = getattr(query, level)
             if value is not None:
                 where = where & (Tag(f"scope_{level}") == scope_tag(value))
+        if query.key is not None:
+            where = where & (Tag("key") == query.key)
         for name, values in (("kind", query.kinds), ("evidence", query.evidence), ("status", query.statuses)):
             if values:
                 where = where & (Tag(name) == [v.value for v in values])
@@ -341,7 +460,7 @@ class RedisMemoryStore:
             memories=memories, total=int(result.total), next_offset=end if end < result.total else None
         )
 
-    async def _search(self, search: FilterQuery) -> list[dict[str, Any]]:
+    async def _search(self, search: FilterQuery | VectorQuery) -> list[dict[str, Any]]:
         try:
             rows: list[dict[str, Any]] = await self._index.query(search)
             return rows

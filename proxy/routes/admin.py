@@ -56,9 +56,14 @@ async def list_memories(
     }
 
 
-@get("/mnemo/v1/memories/{memory_id:str}", tags=["memories"], summary="One memory with all its fields")
+@get(
+    "/mnemo/v1/memories/{memory_id:str}",
+    tags=["memories"],
+    summary="One memory with all its fields, and every version of it (history, oldest first)",
+)
 async def get_memory(services: NamedDependency[Services], memory_id: FromPath[str]) -> dict[str, Any]:
     memory = await services.store.get(memory_id)
     if memory is None:
         raise NotFoundException(f"no memory {memory_id}")
-    return memory.to_json()
+    history = await services.store.history(memory)
+    return {**memory.to_json(), "history": [version.to_json() for version in history]}

@@ -1,10 +1,11 @@
 """POST /v1/chat/completions (OpenAI), streamed and not.
 
-resolve scope -> recall -> inject -> relay (stream back, tee) -> enqueue learning.
+resolve scope -> forget (if asked) -> recall -> inject -> relay (stream back, tee) -> enqueue learning.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
@@ -15,10 +16,11 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath
 from litestar.response import Response, Stream
 
+from extractors import Turn
 from proxy.jobs import ExtractionJob
 from proxy.lifespan import Services
 from proxy.memory.model import utcnow
-from proxy.recall import RecallOutcome, Stopwatch, recall, render_block
+from proxy.recall import Stopwatch, render_block
 from proxy.relay import (
     UpstreamRequest,
     open_upstream,
@@ -27,7 +29,14 @@ from proxy.relay import (
     response_headers,
     upstream_url,
 )
-from proxy.routes.common import STREAM_HEADERS, mnemo_headers, request_id, scope_inputs
+from proxy.routes.common import (
+    STREAM_HEADERS,
+    forget_requested,
+    mnemo_headers,
+    recall_for,
+    request_id,
+    scope_inputs,
+)
 from proxy.scope import Mode, Scope, derive_session_id, resolve_scope
 from proxy.wire import openai_chat
 
@@ -65,23 +74,17 @@ async def relay_chat(
         scope_inputs(request.headers, path_project, body.get("user"), session), services.principal
     )
 
-    # 2. recall, 3. inject: the client's own messages stay as they are; no memories, no change
-    outcome = RecallOutcome()
-    if mode.recalls and await services.ensure_store():
-        outcome = await recall(
-            services.store,
-            services.embeddings,
-            scope,
-            openai_chat.recall_text(body),
-            services.settings.recall,
-        )
-    elif mode.recalls:
-        outcome = RecallOutcome(status="degraded", reason="store unavailable")
+    # 2. forget what the user asks to forget, before anything is recalled
+    latest = openai_chat.recall_text(body)
+    forgotten = await forget_requested(services, scope, latest, mode)
+
+    # 3. recall, 4. inject: the client's own messages stay as they are; no memories, no change
+    outcome = await recall_for(services, scope, latest, mode)
     outbound = raw
     if outcome.memories:
         outbound = json.dumps(openai_chat.inject(body, render_block(outcome.memories))).encode()
 
-    # 4. relay
+    # 5. relay
     upstream = await open_upstream(
         services.http,
         UpstreamRequest(
@@ -91,7 +94,7 @@ async def relay_chat(
             content=outbound,
         ),
     )
-    headers = mnemo_headers(mode, outcome, clock.ms(), req_id)
+    headers = mnemo_headers(mode, outcome, forgotten, clock.ms(), req_id)
     learn = mode.learns and upstream.status_code < 400
     if not openai_chat.is_streaming(body):
         content = await upstream.aread()
@@ -106,7 +109,7 @@ async def relay_chat(
             background=BackgroundTask(services.enqueue, job) if job else None,
         )
 
-    # 5. tee the relayed bytes; 6. enqueue once the whole reply went out (a cut-short reply is not learned)
+    # 6. tee the relayed bytes; 7. enqueue once the whole reply went out (a cut-short reply is not learned)
     assembler = openai_chat.ChatStreamAssembler()
 
     def on_close(exhausted: bool) -> None:
@@ -134,6 +137,16 @@ def _job(
     turns = openai_chat.latest_user_turns(body)
     if not turns:
         return None
+    hashes = openai_chat.message_hashes(body, [t.index for t in turns])
+    answered = openai_chat.previous_reply(body, turns[0].index)
+    if answered is not None:
+        # Read only to recognise a correction of it ("No, use yarn"); never learned from again.
+        turns = [answered, *turns]
+    if reply:
+        # The reply is learned from too, as inferred; it sits right after the request's messages.
+        reply_turn = Turn(role="assistant", text=reply, index=len(body["messages"]))
+        turns = [*turns, reply_turn]
+        hashes[reply_turn.index] = hashlib.sha256(reply.encode()).hexdigest()
     return ExtractionJob(
         request_id=req_id,
         scope=scope,
@@ -142,8 +155,7 @@ def _job(
         api="openai.chat",
         client=request.headers.get("user-agent"),
         model=model or _str_or_none(body.get("model")),
-        reply=reply or None,
-        message_hashes=openai_chat.message_hashes(body, [t.index for t in turns]),
+        message_hashes=hashes,
     )
 
 

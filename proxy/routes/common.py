@@ -7,10 +7,12 @@ from collections.abc import Mapping
 from litestar import Request
 from litestar.datastructures import State
 
+from extractors.commands import forget_requests
+from proxy.forget import ForgetOutcome, forget
 from proxy.lifespan import Services
 from proxy.memory.model import new_id
-from proxy.recall import RecallOutcome
-from proxy.scope import Mode, ScopeInputs
+from proxy.recall import RecallOutcome, recall
+from proxy.scope import Mode, Scope, ScopeInputs
 
 STREAM_HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no"}
 
@@ -37,11 +39,40 @@ def scope_inputs(
     )
 
 
-def mnemo_headers(mode: Mode, outcome: RecallOutcome, overhead_ms: float, req_id: str) -> dict[str, str]:
-    status = "off" if mode is Mode.OFF else outcome.status
+async def recall_for(services: Services, scope: Scope, text: str, mode: Mode) -> RecallOutcome:
+    """Recall unless the mode says not to; a store that is down gives ``degraded``, never an error."""
+    if not mode.recalls:
+        return RecallOutcome()
+    if not await services.ensure_store():
+        return RecallOutcome(status="degraded", reason="store unavailable")
+    return await recall(services.store, services.embeddings, scope, text, services.settings.recall)
+
+
+async def forget_requested(services: Services, scope: Scope, text: str, mode: Mode) -> ForgetOutcome:
+    """Carry out "forget that ..." in the latest user turn (only when this request may write memory)."""
+    requests = forget_requests(text)
+    if not requests or not mode.learns:
+        return ForgetOutcome()
+    if not await services.ensure_store():
+        return ForgetOutcome(status="degraded")
+    actor = f"{services.principal.name}:{scope.user or ''}"
+    return await forget(services.store, services.rules, scope, requests, actor)
+
+
+def mnemo_headers(
+    mode: Mode, outcome: RecallOutcome, forgotten: ForgetOutcome, overhead_ms: float, req_id: str
+) -> dict[str, str]:
+    status = (
+        "off"
+        if mode is Mode.OFF
+        else "degraded"
+        if "degraded" in (outcome.status, forgotten.status)
+        else "ok"
+    )
     return {
         "x-mnemo-status": status,
         "x-mnemo-recalled": str(len(outcome.memories)),
+        "x-mnemo-forgotten": str(len(forgotten.deleted)),
         "x-mnemo-overhead-ms": f"{overhead_ms:.2f}",
         "x-mnemo-request-id": req_id,
     }

@@ -60,6 +60,15 @@ def latest_user_turns(body: dict[str, Any]) -> list[Turn]:
     return list(reversed(turns))
 
 
+def previous_reply(body: dict[str, Any], first_new_index: int) -> Turn | None:
+    """The assistant message the new user turns answer, as context (role ``context``)."""
+    if first_new_index > 0:
+        message = body["messages"][first_new_index - 1]
+        if message.get("role") == "assistant":
+            return Turn(role="context", text=message_text(message), index=first_new_index - 1)
+    return None
+
+
 def message_hashes(body: dict[str, Any], indexes: list[int]) -> dict[int, str]:
     messages = body["messages"]
     return {

@@ -1,0 +1,28 @@
+"""In-chat memory commands the user gives in plain words ("forget that we use yarn")."""
+
+from __future__ import annotations
+
+import re
+
+_FORGET = re.compile(
+    r"^\s*(?:please\s+|and\s+|also\s+|ok(?:ay)?,?\s+)?(?:forget|stop\s+remembering|don'?t\s+remember|"
+    r"do\s+not\s+remember|unlearn|remove\s+(?:the\s+|your\s+)?memor(?:y|ies)\s+(?:of|about|that)|"
+    r"delete\s+(?:the\s+|your\s+)?memor(?:y|ies)\s+(?:of|about|that))\s+"
+    r"(?:(?:that|about|the\s+fact\s+that|what\s+i\s+said\s+about)\s+)?(?P<what>.+?)\s*[.!]?\s*$",
+    re.IGNORECASE,
+)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def forget_requests(text: str) -> list[str]:
+    """What the user asks to be forgotten, one entry per command sentence."""
+    found = []
+    for sentence in _SENTENCE_END.split(text):
+        match = _FORGET.match(sentence)
+        if match and len(match.group("what").split()) <= 30:
+            found.append(match.group("what"))
+    return found
+
+
+def is_forget_request(sentence: str) -> bool:
+    return _FORGET.match(sentence) is not None
