@@ -20,6 +20,9 @@ class Policy:
     near_duplicate_similarity: float = 0.9
     # Inferred records start at the rule's confidence times this.
     inferred_confidence_factor: float = 0.6
+    # A tool seen in the user's commands in this many sessions of one project becomes an inference.
+    behaviour_sessions: int = 3
+    behaviour_window_days: int = 90
 
     @property
     def digest(self) -> str:

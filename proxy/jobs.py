@@ -21,8 +21,9 @@ from typing import Any
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError, ResponseError
 
-from extractors import Candidate, Extractor, Turn
-from policies import Action, Decision, Policy, decide, fingerprint, reconcile
+from extractors import SUBJECT_MARK, Candidate, Extractor, Turn
+from extractors.signals import detect_signals, load_signal_patterns
+from policies import Action, Decision, Policy, decide, fingerprint, reconcile, subject_label, write_scope
 from proxy.errors import MnemoError, StoreUnavailable
 from proxy.memory.embeddings import EmbeddingService, Vectors
 from proxy.memory.model import Evidence, Kind, Memory, Source, new_id, slot_key
@@ -175,6 +176,7 @@ class Learner:
         self.embeddings = embeddings
         self.store = store
         self.policy = policy
+        self.signal_patterns = load_signal_patterns()
 
     async def learn(self, jobs: list[ExtractionJob]) -> WriteReport:
         found = await asyncio.to_thread(self.extractor.extract_many, [job.turns for job in jobs])
@@ -194,7 +196,60 @@ class Learner:
                 if decision.previous_text:
                     await self._record_replaced(job, decision, memory)
                 await self._write(memory, vector, report)
+        for job in jobs:
+            await self._learn_behaviour(job, report)
         return report
+
+    async def _learn_behaviour(self, job: ExtractionJob, report: WriteReport) -> None:
+        """Count the tools the user's commands show, per project and session; infer after enough sessions.
+
+        A pattern seen in one project stays in that project (the slot is the project's).
+        """
+        for signal in detect_signals(self.signal_patterns, job.turns):
+            scope = write_scope("project", job.scope)
+            slot = slot_key(scope, signal.key, None)
+            sessions = await self.store.observe(
+                slot,
+                signal.value,
+                job.scope.session or job.request_id,
+                self.policy.behaviour_window_days * 86400,
+            )
+            if sessions < self.policy.behaviour_sessions:
+                continue
+            text = (
+                signal.text_template.replace(SUBJECT_MARK, subject_label(scope))
+                .replace("{sessions}", str(sessions))
+                .replace("{value}", signal.value)
+            )
+            memory = Memory(
+                id=new_id(),
+                kind=Kind.SEMANTIC,
+                text=text,
+                scope=scope,
+                evidence=Evidence.INFERRED,
+                confidence=round(min(0.8, 0.4 + 0.05 * sessions), 4),
+                source=Source(
+                    role="user",
+                    request_id=job.request_id,
+                    message_index=signal.turn.index,
+                    message_sha256=job.message_hashes.get(signal.turn.index, ""),
+                    span=signal.value,
+                    client=job.client,
+                    model=job.model,
+                ),
+                observed_at=job.observed_at,
+                key=signal.key,
+                value=signal.value,
+                valid_from=job.observed_at,
+                policy=self.policy.label,
+                extractor=f"{signal.pattern_id}.v1",
+                fingerprint=fingerprint(scope, "semantic", signal.key, signal.value, text),
+                last_seen_at=job.observed_at,
+                embedding_model=self.embeddings.model_id,
+                extra={"sessions": str(sessions)},
+            )
+            (vector,) = await self.embeddings.embed_many([memory.text])
+            await self._write(memory, vector, report)
 
     async def _record_replaced(self, job: ExtractionJob, decision: Decision, memory: Memory) -> None:
         """ "We switched from npm to pnpm": if the slot holds nothing yet, keep npm as the past

@@ -228,3 +228,34 @@ def test_near_duplicates_merge(
     say(api, ("user", "Never commit straight to main."))
     merged = wait_until(lambda: [r for r in current(mnemo, project) if r["seen_count"] == 2])
     assert len(current(mnemo, project)) == 1 and merged
+
+
+def test_commands_in_three_sessions_of_a_project_become_an_inference_there_only(
+    mnemo: RunningMnemo, fresh_upstream: UpstreamStub, unique: Callable[[str], str]
+) -> None:
+    project, elsewhere = unique("habit"), unique("habit-other")
+    commands = [
+        "Can you check why `pnpm install` fails?",
+        "I ran pnpm add zod and it hangs.",
+        "After pnpm test the snapshot is stale.",
+    ]
+    for session, text in enumerate(commands[:2], start=1):
+        say(client(mnemo, project, **{"X-Mnemo-Session": f"s{session}"}), ("user", text))
+    say(client(mnemo, project, **{"X-Mnemo-Session": "s2"}), ("user", commands[2]))  # same session again
+    time.sleep(1.5)
+    assert current(mnemo, project) == []
+    say(client(mnemo, project, **{"X-Mnemo-Session": "s3"}), ("user", commands[2]))
+    (inferred,) = wait_until(lambda: current(mnemo, project, "package_manager"))
+    assert (inferred["value"], inferred["evidence"], inferred["extra"]["sessions"]) == (
+        "pnpm",
+        "inferred",
+        "3",
+    )
+    assert "inferred from the user's commands in 3 sessions" in inferred["text"]
+    assert current(mnemo, elsewhere) == []
+    # a stated fact is not overridden by the habit
+    say(client(mnemo, project, **{"X-Mnemo-Session": "s4"}), ("user", "This repo uses yarn."))
+    wait_until(lambda: [r for r in current(mnemo, project, "package_manager") if r["value"] == "yarn"])
+    say(client(mnemo, project, **{"X-Mnemo-Session": "s5"}), ("user", "pnpm install again?"))
+    time.sleep(1.5)
+    assert [r["value"] for r in current(mnemo, project, "package_manager")] == ["yarn"]

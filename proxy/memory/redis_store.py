@@ -33,6 +33,7 @@ from proxy.scope import Scope, scope_key, scope_tag, visible_scope_keys
 log = logging.getLogger("mnemo.store")
 
 META_KEY = "mnemo:meta"
+SIGNAL_PREFIX = "mnemo:signal:"
 AUDIT_STREAM = "mnemo:audit"  # who did what to which record, and when; never the record's text
 INDEX_SCHEMA_VERSION = "3"  # 2: scope_key; 3: slot
 _RRF_K = 10  # small k: candidate lists are short, so ranks near the top should dominate
@@ -387,12 +388,29 @@ class RedisMemoryStore:
             return None
         return from_hash({_str(k): v for k, v in row.items() if k != b"embedding"})
 
+    async def observe(self, slot: str, value: str, session: str, ttl_s: int) -> int:
+        """Count a behaviour signal for a slot and value once per session; how many sessions so far."""
+        key = f"{SIGNAL_PREFIX}{slot}:{value.lower()}"
+        try:
+            async with self._client.pipeline(transaction=True) as pipe:
+                pipe.sadd(key, session)
+                pipe.expire(key, ttl_s)
+                pipe.scard(key)
+                *_, count = await pipe.execute()
+        except (RedisError, OSError) as exc:
+            raise StoreUnavailable(f"write failed: {exc}") from exc
+        return int(count)
+
     async def delete(self, memory: Memory, actor: str, reason: str) -> None:
         """Delete one record everywhere it lives in the store: the hash (text, fields and vector,
         and so the index entry), and its links in the history chain, which skip over it."""
         try:
             async with self._client.pipeline(transaction=True) as pipe:
                 pipe.delete(self._key(memory.id))
+                if memory.key and memory.value:
+                    # the signals an inference was drawn from would only draw it again
+                    slot = slot_key(memory.scope, memory.key, memory.qualifier)
+                    pipe.delete(f"{SIGNAL_PREFIX}{slot}:{memory.value.lower()}")
                 if memory.supersedes:
                     if memory.superseded_by:
                         pipe.hset(self._key(memory.supersedes), "superseded_by", memory.superseded_by)

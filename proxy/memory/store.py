@@ -83,6 +83,8 @@ class MemoryStore(Protocol):
 
     async def get(self, memory_id: str) -> Memory | None: ...
 
+    async def observe(self, slot: str, value: str, session: str, ttl_s: int) -> int: ...
+
     async def delete(self, memory: Memory, actor: str, reason: str) -> None:
         """Remove the record and its vector, relink its history chain, and audit it without its text."""
 

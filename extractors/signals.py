@@ -1,0 +1,72 @@
+"""Behaviour signals: what the user's own commands show ("pnpm add zod", "uv run pytest").
+
+One command says little; the same tool in several sessions of one project is an inference
+worth keeping. Signals are counted per slot and session by the worker; patterns are data.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from importlib import resources
+
+from extractors.base import Turn
+from extractors.pipeline import MEMORY_BLOCK, SUBJECT_MARK
+from proxy.errors import ConfigError
+
+_QUOTE_LINE = re.compile(r"^\s*>.*$", re.MULTILINE)
+
+
+@dataclass(frozen=True, slots=True)
+class SignalPattern:
+    id: str
+    key: str
+    pattern: re.Pattern[str]
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Signal:
+    key: str
+    value: str
+    text_template: str  # {subject} and {sessions} left to fill
+    pattern_id: str
+    turn: Turn
+
+
+def load_signal_patterns() -> list[SignalPattern]:
+    name = "extractors/patterns/signals.jsonl"
+    text = resources.files("extractors").joinpath("patterns/signals.jsonl").read_text(encoding="utf-8")
+    patterns = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        raw = json.loads(line)
+        if set(raw) != {"id", "key", "pattern", "text"} or not all(isinstance(v, str) for v in raw.values()):
+            raise ConfigError(f"{name}:{number}: a signal is exactly id, key, pattern and text (strings)")
+        pattern = re.compile(raw["pattern"], re.IGNORECASE)
+        if "value" not in pattern.groupindex:
+            raise ConfigError(f"{name}:{number}: pattern needs a named group 'value'")
+        patterns.append(SignalPattern(raw["id"], raw["key"], pattern, raw["text"]))
+    return patterns
+
+
+def detect_signals(patterns: list[SignalPattern], turns: list[Turn]) -> list[Signal]:
+    """One signal per (key, value) per batch of turns; user turns only, code included (that is
+    where commands are), quoted lines and Mnemo's own block excluded."""
+    found: dict[tuple[str, str], Signal] = {}
+    for turn in turns:
+        if turn.role != "user":
+            continue
+        text = _QUOTE_LINE.sub(" ", MEMORY_BLOCK.sub(" ", turn.text))
+        for pattern in patterns:
+            for match in pattern.pattern.finditer(text):
+                value = match.group("value").lower()
+                found.setdefault(
+                    (pattern.key, value),
+                    Signal(
+                        pattern.key, value, pattern.text.replace("{subject}", SUBJECT_MARK), pattern.id, turn
+                    ),
+                )
+    return list(found.values())
