@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 _FORGET = re.compile(
-    r"^\s*(?:please\s+|and\s+|also\s+|ok(?:ay)?,?\s+)?(?:forget|stop\s+remembering|don'?t\s+remember|"
+    r"^\s*(?:please\s+|and\s+|also\s+|ok(?:ay)?,?\s+)?(?:you\s+(?:can|may|should|could)\s+)?(?:please\s+)?"
+    r"(?:forget|stop\s+remembering|don'?t\s+remember|(?:remove|forget|delete|drop)\s+what\s+you\s+know\s+about|"
     r"do\s+not\s+remember|unlearn|remove\s+(?:the\s+|your\s+)?memor(?:y|ies)\s+(?:of|about|that)|"
     r"delete\s+(?:the\s+|your\s+)?memor(?:y|ies)\s+(?:of|about|that))\s+"
     r"(?:(?:that|about|the\s+fact\s+that|what\s+i\s+said\s+about)\s+)?(?P<what>.+?)\s*[.!]?\s*$",

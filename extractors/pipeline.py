@@ -242,8 +242,9 @@ class RuleExtractor:
             return results
         parsed = self._parser.pipe([hit.sentence for _, hit in hits], batch_size=64)
         for (batch_no, hit), doc in zip(hits, parsed, strict=True):
-            if self._passes_guards(hit, doc):
-                results[batch_no].append(self._candidate(hit))
+            candidate = self._candidate(hit) if self._passes_guards(hit, doc) else None
+            if candidate is not None:
+                results[batch_no].append(candidate)
         for batch_no, turns in enumerate(batches):
             results[batch_no].extend(lessons(turns, results[batch_no]))
         return [_dedupe(candidates) for candidates in results]
@@ -292,9 +293,11 @@ class RuleExtractor:
     def _qualifier(self, hit: _Hit) -> str | None:
         return _qualifier_of(self.qualifiers, hit)
 
-    def _candidate(self, hit: _Hit) -> Candidate:
+    def _candidate(self, hit: _Hit) -> Candidate | None:
         rule = hit.rule
         fields, key = _fields_and_key(rule, hit.match)
+        if rule.key is not None and key is None:
+            return None
         value = fields["value"]
         template = next(t for t in rule.text if _fits(t, fields))
         text = template.format(**{**fields, "subject": SUBJECT_MARK})
@@ -398,6 +401,10 @@ def _qualifier_of(patterns: list[Any], hit: _Hit) -> str | None:
         for match in pattern.pattern.finditer(hit.sentence):
             if match.start() < end and start < match.end():
                 continue  # part of the value itself
+            place = match.group("q").replace("`", "").strip().rstrip(".,;:!")
+            if "/" in place:
+                # one place, one slot: "the docs/ directory", "inside docs/", "in the docs/ folder"
+                return f"in {place.strip('/')}/"
             phrase = " ".join(match.group(0).replace("`", "").split()).rstrip(".,;:!")
             return phrase[:1].lower() + phrase[1:]
     return None
@@ -448,7 +455,8 @@ def _reported(doc: Any, start: int, end: int) -> bool:
     if not chain:
         return False
     verb = chain[-1]
-    if any(_third_party(s) for s in _subjects(verb)):
+    # "Yarn is our package manager": the value as the subject is no third party
+    if any(_third_party(s) for s in _subjects(verb) if not start <= s.idx < end):
         return True
     while verb.dep_ in ("ccomp", "xcomp", "advcl", "conj") and verb.head.i != verb.i:
         verb = verb.head
@@ -536,7 +544,13 @@ def _fields_and_key(rule: Rule, match: re.Match[str]) -> tuple[dict[str, str], s
     if rule.values_category:
         fields["category"] = rule.values_category.get(value.lower(), "tool")
     fields["Value"] = value[:1].upper() + value[1:]
-    return fields, (_slot_key(rule.key.format(**fields)) if rule.key else None)
+    if rule.key is None:
+        return fields, None
+    try:
+        return fields, _slot_key(rule.key.format(**fields))
+    except KeyError:
+        # a group the key names did not take part in this match: no slot can be named
+        return fields, None
 
 
 def match_slots(rules: list[Rule], text: str) -> list[tuple[str, str]]:

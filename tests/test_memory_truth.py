@@ -104,7 +104,7 @@ def test_a_qualified_exception_lives_beside_the_general_rule(
     )
     by_value = {r["value"]: r for r in records}
     assert by_value["pnpm"]["qualifier"] is None
-    assert by_value["npm"]["qualifier"] == "in the docs/ folder"
+    assert by_value["npm"]["qualifier"] == "in docs/"
     assert all(r["status"] == "active" and r["superseded_by"] is None for r in records)
     say(api, ("user", "For hotfix branches skip the tests."))
     hotfix = wait_until(lambda: [r for r in current(mnemo, project) if r["kind"] == "procedural"])
@@ -114,7 +114,7 @@ def test_a_qualified_exception_lives_beside_the_general_rule(
     say(api, ("user", "Which package manager should I use for the docs?"))
     block = injected_block(fresh_upstream.chat_requests()[-1]) or ""
     assert "uses pnpm" in block
-    assert "In the docs/ folder: Project" in block and "uses npm" in block
+    assert "In docs/: Project" in block and "uses npm" in block
     assert "For hotfix branches" in block
 
 
