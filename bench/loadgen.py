@@ -45,6 +45,18 @@ class Connection:
             self._writer.close()
 
     async def post(self, body: bytes, headers: dict[str, str]) -> Result:
+        reused = self._writer is not None and not self._writer.is_closing()
+        try:
+            return await self._post(body, headers)
+        except (ConnectionError, asyncio.IncompleteReadError):
+            if not reused:
+                raise
+            # The server closed an idle keep-alive connection (uvicorn does after 5 s): reconnect
+            # once, as any HTTP client does.
+            self._reader = self._writer = None
+            return await self._post(body, headers)
+
+    async def _post(self, body: bytes, headers: dict[str, str]) -> Result:
         reader, writer = await self._connect()
         lines = [
             f"POST {self.path} HTTP/1.1",

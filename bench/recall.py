@@ -134,6 +134,33 @@ async def _measure_size(
     return figures
 
 
+RESTART_AT = {100_000}
+
+
+def _restart_times(data_dir: Path) -> tuple[float, float]:
+    """Seconds from start to ready for the store alone, and for `mnemo serve` (store stopped before)."""
+    started = time.perf_counter()
+    with EmbeddedStore(data_dir) as again:
+        _wait_indexed(again.url, "mnemo_memories")
+        store_ready_s = time.perf_counter() - started
+    port = free_port()
+    started = time.perf_counter()
+    args = [
+        "-m",
+        "proxy.cli",
+        "serve",
+        "--port",
+        str(port),
+        "--data-dir",
+        str(data_dir),
+        "--log-level",
+        "warning",
+    ]
+    with spawn(args, f"http://127.0.0.1:{port}/readyz"):
+        serve_ready_s = time.perf_counter() - started
+    return store_ready_s, serve_ready_s
+
+
 def _wait_indexed(url: str, index: str) -> None:
     client = redis.Redis.from_url(url)
     while True:
@@ -171,12 +198,12 @@ async def _main(quick: bool, record: bool) -> None:
             data_dir = Path(tmp) / "data"
             embedded = EmbeddedStore(data_dir)
             embedded.start()
+            store = RedisMemoryStore(
+                embedded.url, embedder.model_id, embedder.dims, timeout_s=60, algorithm=algorithm
+            )
+            await store.open()
+            seeded = 0
             try:
-                store = RedisMemoryStore(
-                    embedded.url, embedder.model_id, embedder.dims, timeout_s=60, algorithm=algorithm
-                )
-                await store.open()
-                seeded = 0
                 for size in sizes:
                     started = time.perf_counter()
                     await seed(store, embedder, size, start=seeded, big_fraction=BIG_FRACTION)
@@ -211,36 +238,24 @@ async def _main(quick: bool, record: bool) -> None:
                         "used_mb": round(used_mb, 1),
                         **{k: (round(v, 3) if isinstance(v, float) else v) for k, v in measured.items()},
                     }
-                await store.close()
+                    if size in RESTART_AT or size == sizes[-1]:
+                        # restart to ready: the store alone, then all of `mnemo serve` on the data dir
+                        await store.close()
+                        embedded.stop()
+                        store_ready_s, serve_ready_s = _restart_times(data_dir)
+                        restart_rows.append([algorithm, size, store_ready_s, serve_ready_s])
+                        figures[f"restart_{algorithm}_{size}"] = {
+                            "store_ready_s": round(store_ready_s, 2),
+                            "serve_ready_s": round(serve_ready_s, 2),
+                        }
+                        embedded.start()
+                        store = RedisMemoryStore(
+                            embedded.url, embedder.model_id, embedder.dims, timeout_s=60, algorithm=algorithm
+                        )
+                        await store.open()
             finally:
+                await store.close()
                 embedded.stop()
-            # restart to ready at the largest size: the store alone, then all of `mnemo serve`
-            started = time.perf_counter()
-            with EmbeddedStore(data_dir) as again:
-                _wait_indexed(again.url, "mnemo_memories")
-                store_ready_s = time.perf_counter() - started
-            port = free_port()
-            started = time.perf_counter()
-            with spawn(
-                [
-                    "-m",
-                    "proxy.cli",
-                    "serve",
-                    "--port",
-                    str(port),
-                    "--data-dir",
-                    str(data_dir),
-                    "--log-level",
-                    "warning",
-                ],
-                f"http://127.0.0.1:{port}/readyz",
-            ):
-                serve_ready_s = time.perf_counter() - started
-            restart_rows.append([algorithm, sizes[-1], store_ready_s, serve_ready_s])
-            figures[f"restart_{algorithm}_{sizes[-1]}"] = {
-                "store_ready_s": round(store_ready_s, 2),
-                "serve_ready_s": round(serve_ready_s, 2),
-            }
     sections = [
         (
             "Store at each size (recall = the proxy's recall for a scope with 40 visible records, embedding "
