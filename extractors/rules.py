@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import string
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -55,6 +56,23 @@ class Rule:
     @property
     def qualified_id(self) -> str:
         return f"{self.id}.v{self.version}"
+
+
+def read_jsonl(shipped: str, path: Path | None = None) -> Iterator[tuple[str, Any]]:
+    """(``file:line``, parsed object) for each non-blank line of a shipped pattern file or ``path``."""
+    if path is None:
+        text = resources.files("extractors").joinpath(f"patterns/{shipped}").read_text(encoding="utf-8")
+        name = f"extractors/patterns/{shipped}"
+    else:
+        text, name = path.read_text(encoding="utf-8"), str(path)
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{name}:{number}"
+        try:
+            yield where, json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ConfigError(f"{where}: not valid JSON: {exc.msg}") from exc
 
 
 def _placeholders(template: str) -> set[str]:
@@ -128,21 +146,9 @@ def parse_rule(raw: Any, where: str) -> Rule:
 
 def load_rules(path: Path | None = None) -> list[Rule]:
     """The shipped rules, or those of ``path``. Any invalid line fails the whole load, naming it."""
-    if path is None:
-        text = resources.files("extractors").joinpath("patterns/facts.jsonl").read_text(encoding="utf-8")
-        name = "extractors/patterns/facts.jsonl"
-    else:
-        text, name = path.read_text(encoding="utf-8"), str(path)
     rules: list[Rule] = []
     seen: set[str] = set()
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        where = f"{name}:{number}"
-        try:
-            raw = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ConfigError(f"{where}: not valid JSON: {exc.msg}") from exc
+    for where, raw in read_jsonl("facts.jsonl", path):
         rule = parse_rule(raw, where)
         if rule.id in seen:
             raise ConfigError(f"{where}: duplicate rule id {rule.id!r}")
@@ -160,20 +166,8 @@ class QualifierPattern:
 
 
 def load_qualifiers(path: Path | None = None) -> list[QualifierPattern]:
-    if path is None:
-        text = resources.files("extractors").joinpath("patterns/qualifiers.jsonl").read_text(encoding="utf-8")
-        name = "extractors/patterns/qualifiers.jsonl"
-    else:
-        text, name = path.read_text(encoding="utf-8"), str(path)
     patterns = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        where = f"{name}:{number}"
-        try:
-            raw = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ConfigError(f"{where}: not valid JSON: {exc.msg}") from exc
+    for where, raw in read_jsonl("qualifiers.jsonl", path):
         if (
             not isinstance(raw, dict)
             or set(raw) != {"id", "pattern"}

@@ -6,13 +6,12 @@ worth keeping. Signals are counted per slot and session by the worker; patterns 
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
-from importlib import resources
 
 from extractors.base import Turn
 from extractors.pipeline import MEMORY_BLOCK, SUBJECT_MARK
+from extractors.rules import read_jsonl
 from proxy.errors import ConfigError
 
 _QUOTE_LINE = re.compile(r"^\s*>.*$", re.MULTILINE)
@@ -36,18 +35,20 @@ class Signal:
 
 
 def load_signal_patterns() -> list[SignalPattern]:
-    name = "extractors/patterns/signals.jsonl"
-    text = resources.files("extractors").joinpath("patterns/signals.jsonl").read_text(encoding="utf-8")
     patterns = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        raw = json.loads(line)
-        if set(raw) != {"id", "key", "pattern", "text"} or not all(isinstance(v, str) for v in raw.values()):
-            raise ConfigError(f"{name}:{number}: a signal is exactly id, key, pattern and text (strings)")
-        pattern = re.compile(raw["pattern"], re.IGNORECASE)
+    for where, raw in read_jsonl("signals.jsonl"):
+        if (
+            not isinstance(raw, dict)
+            or set(raw) != {"id", "key", "pattern", "text"}
+            or not all(isinstance(v, str) for v in raw.values())
+        ):
+            raise ConfigError(f"{where}: a signal is exactly id, key, pattern and text (strings)")
+        try:
+            pattern = re.compile(raw["pattern"], re.IGNORECASE)
+        except re.error as exc:
+            raise ConfigError(f"{where}: pattern does not compile: {exc}") from exc
         if "value" not in pattern.groupindex:
-            raise ConfigError(f"{name}:{number}: pattern needs a named group 'value'")
+            raise ConfigError(f"{where}: pattern needs a named group 'value'")
         patterns.append(SignalPattern(raw["id"], raw["key"], pattern, raw["text"]))
     return patterns
 

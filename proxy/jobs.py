@@ -54,6 +54,18 @@ class ExtractionJob:
     model: str | None = None
     message_hashes: dict[int, str] = field(default_factory=dict)
 
+    def source(self, turn: Turn, span: str) -> Source:
+        """Where a record drawn from ``turn`` came from, down to the quoted span."""
+        return Source(
+            role=turn.role,
+            request_id=self.request_id,
+            message_index=turn.index,
+            message_sha256=self.message_hashes.get(turn.index, ""),
+            span=span,
+            client=self.client,
+            model=self.model,
+        )
+
     def to_json(self) -> str:
         return json.dumps(
             {
@@ -228,15 +240,7 @@ class Learner:
                 scope=scope,
                 evidence=Evidence.INFERRED,
                 confidence=round(min(0.8, 0.4 + 0.05 * sessions), 4),
-                source=Source(
-                    role="user",
-                    request_id=job.request_id,
-                    message_index=signal.turn.index,
-                    message_sha256=job.message_hashes.get(signal.turn.index, ""),
-                    span=signal.value,
-                    client=job.client,
-                    model=job.model,
-                ),
+                source=job.source(signal.turn, span=signal.value),
                 observed_at=job.observed_at,
                 key=signal.key,
                 value=signal.value,
@@ -320,15 +324,7 @@ def to_memory(job: ExtractionJob, decision: Decision, embedding_model: str) -> M
         evidence=Evidence(decision.evidence),
         confidence=round(decision.confidence, 4),
         qualifier=candidate.qualifier,
-        source=Source(
-            role=candidate.turn.role,
-            request_id=job.request_id,
-            message_index=candidate.turn.index,
-            message_sha256=job.message_hashes.get(candidate.turn.index, ""),
-            span=candidate.span,
-            client=job.client,
-            model=job.model,
-        ),
+        source=job.source(candidate.turn, span=candidate.span),
         observed_at=decision.observed_at,
         subject=decision.scope.label(),
         key=candidate.key,
