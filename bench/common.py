@@ -156,7 +156,8 @@ def spawn(
         deadline = time.monotonic() + timeout_s
         while True:
             if process.poll() is not None:
-                raise RuntimeError(f"{args} exited with {process.returncode}")
+                tail = log_path.read_text(errors="replace")[-2000:] if log_path else ""
+                raise RuntimeError(f"{args} exited with {process.returncode}: {tail}")
             try:
                 if httpx.get(ready_url, timeout=1).status_code == 200:
                     break

@@ -156,7 +156,7 @@ def _restart_times(data_dir: Path) -> tuple[float, float]:
         "--log-level",
         "warning",
     ]
-    with spawn(args, f"http://127.0.0.1:{port}/readyz"):
+    with spawn(args, f"http://127.0.0.1:{port}/readyz", log_path=data_dir.parent / "serve.log"):
         serve_ready_s = time.perf_counter() - started
     return store_ready_s, serve_ready_s
 

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from datetime import UTC, datetime
 
 import pytest
 
 from proxy.memory.embedded import EmbeddedStore
 from proxy.memory.embeddings import EmbeddingService, MiniLMOnnxEmbedder
-from proxy.memory.model import Evidence, Kind, Memory, Source, new_id
 from proxy.memory.redis_store import RedisMemoryStore
 from proxy.recall import recall
 from proxy.scope import Scope
 from proxy.settings import RecallSettings
+from tests.helpers import memory_record
 
 pytestmark = pytest.mark.integration
 
@@ -29,17 +28,7 @@ FILLER = [
 RELEVANT = "Project p uses pnpm as its JavaScript package manager, not npm."
 
 
-def _memory(scope: Scope, text: str) -> Memory:
-    return Memory(
-        id=new_id(),
-        kind=Kind.SEMANTIC,
-        text=text,
-        scope=scope,
-        evidence=Evidence.STATED,
-        confidence=0.9,
-        source=Source(role="user", request_id="r", message_index=0, message_sha256="", span=text),
-        observed_at=datetime.now(UTC),
-    )
+_memory = memory_record
 
 
 def test_hybrid_recall_ranks_the_relevant_record_first_within_the_budget(store: EmbeddedStore) -> None:

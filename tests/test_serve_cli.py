@@ -90,6 +90,11 @@ def mnemo_serve(
             process.wait(timeout=30)
 
 
+def run_serve(*args: str) -> subprocess.CompletedProcess[bytes]:
+    """`mnemo serve ARGS` that is expected to refuse to start: it must end within a minute."""
+    return subprocess.run([sys.executable, "-m", "proxy.cli", "serve", *args], capture_output=True, timeout=60)
+
+
 def _store_pid(data_dir: Path) -> int:
     return int(json.loads((data_dir / "store.json").read_text())["pid"])
 
@@ -161,11 +166,7 @@ def test_a_taken_port_is_one_clear_line(data_dir: Path, fresh_upstream: Upstream
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        result = subprocess.run(
-            [sys.executable, "-m", "proxy.cli", "serve", "--port", str(port), "--data-dir", str(data_dir)],
-            capture_output=True,
-            timeout=60,
-        )
+        result = run_serve("--port", str(port), "--data-dir", str(data_dir))
     assert result.returncode == 2
     lines = result.stderr.decode().strip().splitlines()
     assert len(lines) == 1 and "cannot listen on 127.0.0.1" in lines[0] and "in use" in lines[0]
@@ -174,20 +175,7 @@ def test_a_taken_port_is_one_clear_line(data_dir: Path, fresh_upstream: Upstream
 def test_an_unusable_data_dir_is_one_clear_line(tmp_path: Path, fresh_upstream: UpstreamStub) -> None:
     not_a_dir = tmp_path / "file"
     not_a_dir.write_text("x")
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "proxy.cli",
-            "serve",
-            "--port",
-            str(free_port()),
-            "--data-dir",
-            str(not_a_dir),
-        ],
-        capture_output=True,
-        timeout=60,
-    )
+    result = run_serve("--port", str(free_port()), "--data-dir", str(not_a_dir))
     assert result.returncode == 2
     lines = result.stderr.decode().strip().splitlines()
     assert lines[-1].startswith("mnemo: ") and "data dir" in lines[-1]
@@ -195,22 +183,7 @@ def test_an_unusable_data_dir_is_one_clear_line(tmp_path: Path, fresh_upstream: 
 
 
 def test_a_public_address_is_refused_in_local_mode(data_dir: Path) -> None:
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "proxy.cli",
-            "serve",
-            "--host",
-            "0.0.0.0",
-            "--port",
-            str(free_port()),
-            "--data-dir",
-            str(data_dir),
-        ],
-        capture_output=True,
-        timeout=60,
-    )
+    result = run_serve("--host", "0.0.0.0", "--port", str(free_port()), "--data-dir", str(data_dir))
     assert result.returncode == 2
     assert "refusing to listen on 0.0.0.0" in result.stderr.decode()
 
@@ -218,11 +191,7 @@ def test_a_public_address_is_refused_in_local_mode(data_dir: Path) -> None:
 def test_a_store_that_will_not_start_is_one_clear_line(data_dir: Path) -> None:
     data_dir.mkdir(parents=True)
     (data_dir / "appendonlydir").write_text("not a directory")  # Valkey cannot open its AOF dir
-    result = subprocess.run(
-        [sys.executable, "-m", "proxy.cli", "serve", "--port", str(free_port()), "--data-dir", str(data_dir)],
-        capture_output=True,
-        timeout=60,
-    )
+    result = run_serve("--port", str(free_port()), "--data-dir", str(data_dir))
     assert result.returncode == 2
     stderr = result.stderr.decode()
     assert "Traceback" not in stderr

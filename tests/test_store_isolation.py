@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Coroutine, Iterator
-from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import numpy as np
@@ -15,10 +14,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from proxy.memory.embedded import EmbeddedStore
-from proxy.memory.model import Evidence, Kind, Memory, Source, new_id
 from proxy.memory.redis_store import RedisMemoryStore
 from proxy.memory.store import ListQuery, RecallQuery
 from proxy.scope import Scope, is_visible
+from tests.helpers import memory_record
 
 pytestmark = pytest.mark.integration
 
@@ -85,17 +84,7 @@ def real_store(store: EmbeddedStore) -> Iterator[tuple[RedisMemoryStore, _Loop]]
     loop.loop.close()
 
 
-def _memory(scope: Scope, text: str) -> Memory:
-    return Memory(
-        id=new_id(),
-        kind=Kind.SEMANTIC,
-        text=text,
-        scope=scope,
-        evidence=Evidence.STATED,
-        confidence=0.9,
-        source=Source(role="user", request_id="r", message_index=0, message_sha256="", span=text),
-        observed_at=datetime.now(UTC),
-    )
+_memory = memory_record
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
