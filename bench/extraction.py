@@ -14,7 +14,7 @@ from typing import Any
 from bench.common import ROOT, cpu_seconds, report, table
 from extractors import Candidate, RuleExtractor, Turn
 from extractors.evaluation import load_labeled, score
-from policies import DEFAULT_POLICY, decide
+from policies import DEFAULT_POLICY, PolicyHolder, decide
 from proxy.jobs import ExtractionJob, Learner
 from proxy.memory.embedded import EmbeddedStore
 from proxy.memory.embeddings import EmbeddingService, MiniLMOnnxEmbedder
@@ -62,7 +62,7 @@ async def _throughput(extractor: RuleExtractor, messages: int, data_dir: Path) -
     with EmbeddedStore(data_dir) as embedded:
         store = RedisMemoryStore(embedded.url, embedder.model_id, embedder.dims, timeout_s=30)
         await store.open()
-        learner = Learner(extractor, EmbeddingService(embedder), store, DEFAULT_POLICY)
+        learner = Learner(extractor, EmbeddingService(embedder), store, PolicyHolder(DEFAULT_POLICY))
         # Each message in its own project, so every fact is new and written (the costly path);
         # the labeled set's mix of fact-bearing and empty turns sets the ratio of writes.
         jobs = [

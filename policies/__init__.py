@@ -12,17 +12,23 @@ from policies.decisions import (
     subject_label,
     write_scope,
 )
+from policies.loader import PolicyHolder, load_policy, parse_policy
 from policies.model import DEFAULT_POLICY, Policy
+from policies.schema import PolicyError
 
 __all__ = [
     "DEFAULT_POLICY",
     "Action",
     "Decision",
     "Policy",
+    "PolicyError",
+    "PolicyHolder",
     "Reconciliation",
     "Refusal",
     "decide",
     "fingerprint",
+    "load_policy",
+    "parse_policy",
     "reconcile",
     "reinforced",
     "subject_label",

@@ -123,7 +123,8 @@ def decide(
         ):
             refused.append(Refusal(candidate, "contains a secret"))
             continue
-        scope = write_scope(candidate.scope_level, request)
+        level = policy.write_scope.get(candidate.kind, "rule")
+        scope = write_scope(candidate.scope_level if level == "rule" else level, request)
         text = candidate.text_template.replace(SUBJECT_MARK, subject_label(scope))
         kept.append(
             Decision(

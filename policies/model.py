@@ -1,4 +1,5 @@
-"""The policy an operator sets. Built-in default here; policy files load into the same object."""
+"""The policy an operator sets: who may see what, what is kept and for how long, what is never
+stored. Loaded from YAML (policies/loader.py) or the built-in default; frozen once built."""
 
 from __future__ import annotations
 
@@ -6,27 +7,91 @@ import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 
+LEVELS = ("org", "project", "user", "session")
+KINDS = ("semantic", "procedural", "episodic", "reflection")
+EVIDENCE = ("stated", "inferred", "imported", "admin")
+
+
+@dataclass(frozen=True, slots=True)
+class PrincipalRule:
+    """A caller in keys mode, known by the sha256 of its Mnemo key."""
+
+    name: str
+    key_sha256: str
+    org: str
+    default_user: str
+    read: tuple[str, ...] = LEVELS  # scope levels it may recall from
+    write: tuple[str, ...] = LEVELS  # scope levels it may write to
+    projects: tuple[str, ...] = ("*",)  # projects it may use; "*" any
+
+
+@dataclass(frozen=True, slots=True)
+class TtlRule:
+    """Records matching every given attribute expire after ``ttl_s`` (None: never)."""
+
+    ttl_s: float | None
+    kind: str | None = None
+    evidence: str | None = None
+    scope: str | None = None  # the narrowest level set on the record
+
+
+@dataclass(frozen=True, slots=True)
+class Retention:
+    ttl: tuple[TtlRule, ...] = (
+        TtlRule(ttl_s=86400.0, scope="session"),
+        TtlRule(ttl_s=30 * 86400.0, kind="episodic"),
+        TtlRule(ttl_s=14 * 86400.0, evidence="inferred"),
+    )
+    max_per_scope: int = 2000
+    # Which records go first when a scope is over its maximum.
+    eviction: tuple[str, ...] = ("superseded", "inferred", "oldest")
+    superseded_versions: int = 10
+    superseded_for_s: float | None = 180 * 86400.0
+
+
+@dataclass(frozen=True, slots=True)
+class RecallBudget:
+    max_memories: int = 12
+    max_tokens: int = 600
+    min_score: float = 0.0
+    placement: str = "after_system"  # after_system | before_last_user
+
 
 @dataclass(frozen=True, slots=True)
 class Policy:
     name: str = "default"
-    # Which message roles may produce which evidence; a role not listed produces nothing,
-    # so system and tool text are never stored.
+    mode: str = "local"  # local | keys
+    principals: tuple[PrincipalRule, ...] = ()
+    # Keys mode: the principal's key may come as the bearer token (Mnemo holds the upstream key).
+    bearer_is_mnemo_key: bool = False
+    upstream_api_key_env: str | None = None
+    infer_project_from_prompt: bool = True
+    # Where facts of each kind go; "rule" keeps the level the extraction rule chose.
+    write_scope: dict[str, str] = field(
+        default_factory=lambda: {
+            "semantic": "rule",
+            "procedural": "rule",
+            "episodic": "project",
+            "reflection": "rule",
+        }
+    )
     role_evidence: dict[str, str] = field(default_factory=lambda: {"user": "stated", "assistant": "inferred"})
     min_confidence: float = 0.5
-    # Extra regular expressions whose matches make a candidate refused as a secret.
     secret_patterns: tuple[str, ...] = ()
-    # Free-form records of one scope and kind this similar (cosine) are the same fact in other words.
+    quarantine_instruction_like: bool = True
     near_duplicate_similarity: float = 0.9
-    # Inferred records start at the rule's confidence times this.
     inferred_confidence_factor: float = 0.6
-    # A tool seen in the user's commands in this many sessions of one project becomes an inference.
     behaviour_sessions: int = 3
     behaviour_window_days: int = 90
+    retention: Retention = field(default_factory=Retention)
+    recall: RecallBudget = field(default_factory=RecallBudget)
+    source_sha256: str | None = None  # of the file it was loaded from
 
     @property
     def digest(self) -> str:
-        """Identifies exactly this policy's content; stored on every record it admits."""
+        """Identifies exactly this policy; stored on every record it admits."""
+        if self.source_sha256:
+            return self.source_sha256[:16]
         canonical = json.dumps(asdict(self), sort_keys=True, default=list)
         return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 

@@ -15,7 +15,11 @@ _BUILTIN = (
     r"\b[Bb]earer\s+[A-Za-z0-9._~+/-]{16,}=*",
     r"\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}",  # JWTs
     r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:[^\s@/]+@",  # URLs with user:password
-    r"(?i:\b(?:password|passwd|pwd|secret|api[_ -]?key|token)\s*(?:is|=|:)\s*\S{4,})",
+    r"(?i:\b(?:password|passwd|pwd|passphrase|secret|api[_ -]?key|token)\s*(?:is|=|:)\s*\S{4,})",
+    r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b",  # email addresses
+    r"\+\d{1,3}(?:[\s.-]?\(?\d{2,4}\)?){2,4}\b",  # phone numbers, international
+    r"(?<![\w+-])\(?\d{3}\)?[\s.-]?\d{3}[\s.-]?\d{4}\b",  # phone numbers, 3-3-4
+    r"\b(?:\d[ -]?){13,19}\b",  # card numbers
 )
 
 
@@ -26,3 +30,11 @@ def secret_matcher(extra: tuple[str, ...] = ()) -> re.Pattern[str]:
 
 def contains_secret(text: str, matcher: re.Pattern[str]) -> bool:
     return matcher.search(text) is not None
+
+
+REDACTED = "[redacted]"
+
+
+def redact(text: str, matcher: re.Pattern[str]) -> str:
+    """The text with every secret replaced, so it can be queued and logged safely."""
+    return matcher.sub(REDACTED, text)

@@ -7,11 +7,13 @@ import asyncio
 import contextlib
 import ipaddress
 import logging
+import os
 import signal
 import socket
 import sys
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
 
@@ -44,18 +46,35 @@ def _parser() -> argparse.ArgumentParser:
     store_options(serve)
 
     worker = commands.add_parser("worker", help="run an extraction worker")
+    worker.add_argument("--policy", dest="policy_file", help="policy file (YAML)")
     store_options(worker)
+
+    policy = commands.add_parser("policy", help="policy files")
+    policy_commands = policy.add_subparsers(dest="policy_command", required=True)
+    check = policy_commands.add_parser("check", help="validate a policy file: exit 0, or 1 with each problem")
+    check.add_argument("file")
+
+    doctor = commands.add_parser("doctor", help="ask a running server how it is, and check its policy file")
+    doctor.add_argument("--url", default=os.environ.get("MNEMO_URL", "http://127.0.0.1:8080"))
+    doctor.add_argument(
+        "--policy", dest="policy_file", help="policy file to check (default MNEMO_POLICY_FILE)"
+    )
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     logging.basicConfig(
-        level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+        level=getattr(args, "log_level", "warning").upper(),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     try:
         if args.command == "serve":
             return _serve(args)
+        if args.command == "policy":
+            return _policy_check(args)
+        if args.command == "doctor":
+            return _doctor(args)
         return _worker(args)
     except MnemoError as exc:
         print(f"mnemo: {exc}", file=sys.stderr)
@@ -105,6 +124,8 @@ def _serve(args: argparse.Namespace) -> int:
             "and write memory. Bind to 127.0.0.1, or pass --insecure if you really mean it."
         )
     _check_port_free(settings.host, settings.port)
+    if settings.policy_file is not None:
+        _refuse_bad_policy(settings.policy_file)
     _terminate_on_sigterm()
     if settings.redis_url is not None:
         return _run_uvicorn(create_app(settings), settings)
@@ -145,10 +166,70 @@ def _terminate_on_sigterm() -> None:
     signal.signal(signal.SIGTERM, handler)
 
 
+def _refuse_bad_policy(path: Path) -> None:
+    from policies import PolicyError, load_policy
+
+    try:
+        load_policy(path)
+    except PolicyError as exc:
+        raise ConfigError("the policy file is refused:\n" + "\n".join(exc.problems)) from exc
+
+
+def _policy_check(args: argparse.Namespace) -> int:
+    """`mnemo policy check FILE`: 0 and a summary when the file is usable, else 1 and each problem."""
+    from policies.loader import load_policy
+    from policies.schema import PolicyError
+
+    try:
+        policy = load_policy(Path(args.file))
+    except PolicyError as exc:
+        for problem in exc.problems:
+            print(problem, file=sys.stderr)
+        return 1
+    print(
+        f"{args.file}: ok: policy {policy.label}, mode {policy.mode}, {len(policy.principals)} principal(s), "
+        f"{len(policy.retention.ttl)} retention rule(s)"
+    )
+    return 0
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    """`mnemo doctor`: what a running server says about itself, and whether its policy file is good."""
+    import httpx
+
+    from policies.loader import load_policy
+    from policies.schema import PolicyError
+
+    problems = 0
+    url = args.url.rstrip("/")
+    try:
+        response = httpx.get(f"{url}/readyz", timeout=5)
+        ready = response.json()
+        for name, value in ready.get("checks", {}).items():
+            print(f"{name}: {value}")
+        if not ready.get("ready"):
+            problems += 1
+            print(f"server at {url}: not ready")
+        else:
+            print(f"server at {url}: ready")
+    except (httpx.HTTPError, ValueError) as exc:
+        problems += 1
+        print(f"server at {url}: no answer ({exc})")
+    settings = Settings.from_sources({"policy_file": args.policy_file})
+    if settings.policy_file is not None:
+        try:
+            policy = load_policy(settings.policy_file)
+            print(f"policy file {settings.policy_file}: ok ({policy.label})")
+        except PolicyError as exc:
+            problems += 1
+            print(f"policy file {settings.policy_file}: refused: {exc}")
+    return 1 if problems else 0
+
+
 def _worker(args: argparse.Namespace) -> int:
     from proxy.memory.embedded import discover_url
 
-    settings = _settings(args, ["redis_url", "data_dir"])
+    settings = _settings(args, ["redis_url", "data_dir", "policy_file"])
     url = settings.redis_url or discover_url(settings.data_dir)
     if url is None:
         raise ConfigError(
@@ -161,7 +242,7 @@ def _worker(args: argparse.Namespace) -> int:
 
 async def _run_worker(settings: Settings) -> None:
     from extractors import build_extractor
-    from policies import DEFAULT_POLICY
+    from policies import PolicyHolder
     from proxy.jobs import JobQueue, Learner, run_worker
     from proxy.memory.embeddings import EmbeddingService, build_embedder
     from proxy.memory.redis_store import RedisMemoryStore
@@ -179,7 +260,9 @@ async def _run_worker(settings: Settings) -> None:
     try:
         await store.open()
         extractor = await asyncio.to_thread(build_extractor)
-        learner = Learner(extractor, EmbeddingService(embedder), store, DEFAULT_POLICY)
+        learner = Learner(
+            extractor, EmbeddingService(embedder), store, PolicyHolder.from_file(settings.policy_file)
+        )
         log.info("worker %s ready", queue.consumer)
         await run_worker(queue, learner, stop)
     finally:

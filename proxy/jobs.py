@@ -23,11 +23,22 @@ from redis.exceptions import RedisError, ResponseError
 
 from extractors import SUBJECT_MARK, Candidate, Extractor, Turn
 from extractors.signals import detect_signals, load_signal_patterns
-from policies import Action, Decision, Policy, decide, fingerprint, reconcile, subject_label, write_scope
+from policies import (
+    Action,
+    Decision,
+    Policy,
+    PolicyHolder,
+    decide,
+    fingerprint,
+    reconcile,
+    retention,
+    subject_label,
+    write_scope,
+)
 from proxy.errors import MnemoError, StoreUnavailable
 from proxy.memory.embeddings import EmbeddingService, Vectors
-from proxy.memory.model import Evidence, Kind, Memory, Source, new_id, slot_key
-from proxy.memory.store import MemoryStore
+from proxy.memory.model import Evidence, Kind, Memory, Source, new_id, slot_key, utcnow
+from proxy.memory.store import ListQuery, MemoryStore
 from proxy.scope import Scope
 
 log = logging.getLogger("mnemo.jobs")
@@ -182,13 +193,18 @@ class Learner:
     """extract -> decide -> write, for a batch of jobs. Model work runs in a thread."""
 
     def __init__(
-        self, extractor: Extractor, embeddings: EmbeddingService, store: MemoryStore, policy: Policy
+        self, extractor: Extractor, embeddings: EmbeddingService, store: MemoryStore, policies: PolicyHolder
     ) -> None:
         self.extractor = extractor
         self.embeddings = embeddings
         self.store = store
-        self.policy = policy
+        self.policies = policies
         self.signal_patterns = load_signal_patterns()
+
+    @property
+    def policy(self) -> Policy:
+        """The policy in force now: a reloaded file applies from the next batch on."""
+        return self.policies.policy
 
     async def learn(self, jobs: list[ExtractionJob]) -> WriteReport:
         found = await asyncio.to_thread(self.extractor.extract_many, [job.turns for job in jobs])
@@ -280,9 +296,11 @@ class Learner:
         await self.store.put(past, vector)
 
     async def _write(self, memory: Memory, vector: Vectors, report: WriteReport) -> None:
+        policy, now = self.policy, utcnow()
+        memory = memory.with_changes(expires_at=retention.expires_at(memory, policy, now))
         exact = await self.store.find_by_fingerprint(memory.scope, memory.fingerprint)
         if exact is not None and memory.key is None:
-            await self.store.mark_seen(exact)
+            await self.store.mark_seen(exact, expires_at=retention.expires_at(exact, policy, now))
             report.merged += 1
             return
         current = (
@@ -298,20 +316,50 @@ class Learner:
             current,
             nearest.memory if nearest else None,
             nearest.similarity if nearest else None,
-            self.policy,
+            policy,
         )
         if outcome.action is Action.INSERT:
             await self.store.put(memory, vector)
             report.written += 1
+            await self._enforce_limit(memory.scope, policy)
         elif outcome.action is Action.MERGE and outcome.existing is not None:
-            await self.store.mark_seen(outcome.existing, outcome.confidence)
+            renewed = retention.expires_at(outcome.existing, policy, now)
+            await self.store.mark_seen(outcome.existing, outcome.confidence, renewed)
             report.merged += 1
         elif outcome.action is Action.SUPERSEDE and outcome.existing is not None:
-            await self.store.supersede(outcome.existing, memory, vector)
+            written = await self.store.supersede(
+                outcome.existing, memory, vector, retention.superseded_expiry(policy, now)
+            )
             report.superseded += 1
+            await self._trim_history(written, policy)
         else:
             log.info("not stored (%s): %s", outcome.reason, memory.extractor)
             report.refused += 1
+
+    async def _enforce_limit(self, scope: Scope, policy: Policy) -> None:
+        """Keep one exact scope within ``retention.max_per_scope``, evicting in the policy's order."""
+        limit = policy.retention.max_per_scope
+        page = await self.store.list_memories(
+            ListQuery(
+                org=scope.org,
+                project=scope.project,
+                user=scope.user,
+                session=scope.session,
+                limit=limit + 100,
+            )
+        )
+        exact = [m for m in page.memories if m.scope == scope]
+        for memory in retention.over_limit(exact, policy):
+            await self.store.delete(memory, actor="retention", reason=f"over {limit} records in its scope")
+
+    async def _trim_history(self, current: Memory, policy: Policy) -> None:
+        """Keep at most ``retention.superseded_versions`` old versions of a fact."""
+        history = await self.store.history(current)
+        old = [m for m in history if m.id != current.id]
+        for memory in old[: max(0, len(old) - policy.retention.superseded_versions)]:
+            await self.store.delete(
+                memory, actor="retention", reason="more old versions than the policy keeps"
+            )
 
 
 def to_memory(job: ExtractionJob, decision: Decision, embedding_model: str) -> Memory:
@@ -353,6 +401,7 @@ async def run_worker(queue: JobQueue, learner: Learner, stop: asyncio.Event, bat
             # Jobs a crashed worker left pending are claimed after they sit idle long enough.
             pending_first, last_sweep = True, time.monotonic()
         entries: list[tuple[str, bytes]] = []
+        learner.policies.refresh()
         try:
             await queue.ensure_group()
             entries = await queue.take(batch_size, pending_first)

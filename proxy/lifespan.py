@@ -8,19 +8,19 @@ import logging
 import time
 from collections.abc import AsyncIterator, Coroutine
 from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import httpx
 from litestar import Litestar
 
 from extractors import Extractor, Rule, build_extractor, load_rules
-from policies import DEFAULT_POLICY, Policy
+from policies import Policy, PolicyHolder
 from proxy.errors import StoreError, StoreUnavailable
 from proxy.jobs import ExtractionJob, JobQueue, Learner, run_worker
 from proxy.memory.embeddings import Embedder, EmbeddingService, build_embedder
 from proxy.memory.redis_store import RedisMemoryStore
 from proxy.scope import LOCAL_PRINCIPAL, Principal
-from proxy.settings import Settings
+from proxy.settings import RecallSettings, Settings
 
 log = logging.getLogger("mnemo")
 
@@ -36,7 +36,7 @@ class Services:
     store: RedisMemoryStore
     embeddings: EmbeddingService
     queue: JobQueue
-    policy: Policy
+    policies: PolicyHolder
     rules: list[Rule]
     principal: Principal = LOCAL_PRINCIPAL
     store_ready: bool = False
@@ -52,6 +52,20 @@ class Services:
     async def drain(self, timeout_s: float = 5.0) -> None:
         if self._background:
             await asyncio.wait(self._background, timeout=timeout_s)
+
+    @property
+    def policy(self) -> Policy:
+        return self.policies.policy
+
+    def recall_settings(self) -> RecallSettings:
+        """The policy's recall budget, with the server's own timeout."""
+        budget = self.policy.recall
+        return replace(
+            self.settings.recall,
+            max_memories=budget.max_memories,
+            max_tokens=budget.max_tokens,
+            min_score=budget.min_score,
+        )
 
     async def ensure_store(self) -> bool:
         """Open the index if an earlier attempt failed (store down at start); at most every few seconds."""
@@ -126,19 +140,35 @@ async def services_lifespan(app: Litestar) -> AsyncIterator[None]:
             store=store,
             embeddings=embeddings,
             queue=queue,
-            policy=DEFAULT_POLICY,
+            policies=PolicyHolder.from_file(settings.policy_file),
             rules=load_rules(),
         )
         await services.ensure_store()  # a store that is down now is retried later; a model mismatch is fatal
         if models.extractor is not None:
-            learner = Learner(models.extractor, embeddings, store, services.policy)
+            learner = Learner(models.extractor, embeddings, store, services.policies)
             stop = asyncio.Event()
             worker = asyncio.create_task(run_worker(queue, learner, stop), name="mnemo-worker")
             stack.push_async_callback(_stop_worker, stop, worker)
+        if settings.policy_file is not None:
+            reloader = asyncio.create_task(_watch_policy(services.policies), name="mnemo-policy-reload")
+            stack.push_async_callback(_cancel, reloader)
         app.state.services = services
         stack.push_async_callback(services.drain)
         log.info("mnemo ready: upstream %s, embeddings %s", settings.upstream_url, models.embedder.model_id)
         yield
+
+
+async def _watch_policy(policies: PolicyHolder, every_s: float = 1.0) -> None:
+    """Reload the policy file when it changes; a bad edit is refused and the last good one stays."""
+    while True:
+        await asyncio.sleep(every_s)
+        policies.refresh()
+
+
+async def _cancel(task: asyncio.Task[None]) -> None:
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
 
 
 async def _stop_worker(stop: asyncio.Event, worker: asyncio.Task[None]) -> None:

@@ -92,7 +92,9 @@ def mnemo_serve(
 
 def run_serve(*args: str) -> subprocess.CompletedProcess[bytes]:
     """`mnemo serve ARGS` that is expected to refuse to start: it must end within a minute."""
-    return subprocess.run([sys.executable, "-m", "proxy.cli", "serve", *args], capture_output=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "proxy.cli", "serve", *args], capture_output=True, timeout=60
+    )
 
 
 def _store_pid(data_dir: Path) -> int:

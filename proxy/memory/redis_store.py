@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from datetime import datetime
 from importlib import resources
 from typing import Any
 
@@ -293,8 +294,11 @@ class RedisMemoryStore:
         rows = await self._search(FilterQuery(where, return_fields=self._return_fields, num_results=1))
         return from_hash(self._row(rows[0])) if rows else None
 
-    async def mark_seen(self, memory: Memory, confidence: float | None = None) -> Memory:
-        """Seen again: count it, note when, and (for a repeated inference) raise its confidence."""
+    async def mark_seen(
+        self, memory: Memory, confidence: float | None = None, expires_at: datetime | None = None
+    ) -> Memory:
+        """Seen again: count it, note when, (for a repeated inference) raise its confidence, and
+        restart its retention clock (``expires_at``, None: never expires)."""
         now = utcnow()
         key = self._key(memory.id)
         try:
@@ -303,6 +307,12 @@ class RedisMemoryStore:
                 pipe.hset(key, "last_seen_at", str(to_epoch(now)))
                 if confidence is not None:
                     pipe.hset(key, "confidence", str(confidence))
+                if expires_at is None:
+                    pipe.persist(key)
+                    pipe.hdel(key, "expires_at")
+                else:
+                    pipe.expireat(key, int(expires_at.timestamp()) + 1)
+                    pipe.hset(key, "expires_at", str(to_epoch(expires_at)))
                 count, *_ = await pipe.execute()
         except (RedisError, OSError) as exc:
             raise StoreUnavailable(f"write failed: {exc}") from exc
@@ -318,8 +328,11 @@ class RedisMemoryStore:
         )
         return from_hash(self._row(rows[0])) if rows else None
 
-    async def supersede(self, old: Memory, new: Memory, vector: Vectors) -> Memory:
-        """Write ``new`` as the next version of ``old``; ``old`` stays, closed, in the history chain."""
+    async def supersede(
+        self, old: Memory, new: Memory, vector: Vectors, old_expires_at: datetime | None = None
+    ) -> Memory:
+        """Write ``new`` as the next version of ``old``; ``old`` stays, closed, in the history chain
+        (until ``old_expires_at``, when retention lets old versions go)."""
         new = new.with_changes(supersedes=old.id, version=old.version + 1)
         closed_at = new.valid_from or new.observed_at
         row = hash_row(new)
@@ -338,6 +351,9 @@ class RedisMemoryStore:
                         "superseded_by": new.id,
                     },
                 )
+                if old_expires_at is not None:
+                    pipe.expireat(self._key(old.id), int(old_expires_at.timestamp()) + 1)
+                    pipe.hset(self._key(old.id), "expires_at", str(to_epoch(old_expires_at)))
                 await pipe.execute()
         except (RedisError, OSError) as exc:
             raise StoreUnavailable(f"write failed: {exc}") from exc

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Protocol
 
 from proxy.memory.embeddings import Vectors
@@ -71,11 +72,15 @@ class MemoryStore(Protocol):
 
     async def find_by_fingerprint(self, scope: Scope, fingerprint: str) -> Memory | None: ...
 
-    async def mark_seen(self, memory: Memory, confidence: float | None = None) -> Memory: ...
+    async def mark_seen(
+        self, memory: Memory, confidence: float | None = None, expires_at: datetime | None = None
+    ) -> Memory: ...
 
     async def current_in_slot(self, slot: str) -> Memory | None: ...
 
-    async def supersede(self, old: Memory, new: Memory, vector: Vectors) -> Memory: ...
+    async def supersede(
+        self, old: Memory, new: Memory, vector: Vectors, old_expires_at: datetime | None = None
+    ) -> Memory: ...
 
     async def history(self, memory: Memory) -> list[Memory]: ...
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import replace
 from typing import Any
 
 from litestar import Request, post
@@ -17,6 +18,8 @@ from litestar.params import FromPath
 from litestar.response import Response, Stream
 
 from extractors import Turn
+from policies import Policy
+from policies.secrets import redact, secret_matcher
 from proxy.jobs import ExtractionJob
 from proxy.lifespan import Services
 from proxy.memory.model import utcnow
@@ -100,7 +103,7 @@ async def relay_chat(
         content = await upstream.aread()
         await upstream.aclose()
         reply, model = openai_chat.reply_from_completion(content)
-        job = _job(request, body, scope, req_id, reply, model) if learn else None
+        job = _job(services.policy, request, body, scope, req_id, reply, model) if learn else None
         return Response(
             content=content,
             status_code=upstream.status_code,
@@ -114,7 +117,7 @@ async def relay_chat(
 
     def on_close(exhausted: bool) -> None:
         if learn and (exhausted or assembler.finished):
-            job = _job(request, body, scope, req_id, assembler.reply, assembler.model)
+            job = _job(services.policy, request, body, scope, req_id, assembler.reply, assembler.model)
             if job is not None:
                 services.spawn(services.enqueue(job))
 
@@ -127,6 +130,7 @@ async def relay_chat(
 
 
 def _job(
+    policy: Policy,
     request: Request[object, object, State],
     body: dict[str, Any],
     scope: Scope,
@@ -147,6 +151,9 @@ def _job(
         reply_turn = Turn(role="assistant", text=reply, index=len(body["messages"]))
         turns = [*turns, reply_turn]
         hashes[reply_turn.index] = hashlib.sha256(reply.encode()).hexdigest()
+    # Secrets are cut before the job is queued: the queue is persisted, and must never hold one.
+    matcher = secret_matcher(policy.secret_patterns)
+    turns = [replace(turn, text=redact(turn.text, matcher)) for turn in turns]
     return ExtractionJob(
         request_id=req_id,
         scope=scope,

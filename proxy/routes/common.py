@@ -45,7 +45,7 @@ async def recall_for(services: Services, scope: Scope, text: str, mode: Mode) ->
         return RecallOutcome()
     if not await services.ensure_store():
         return RecallOutcome(status="degraded", reason="store unavailable")
-    return await recall(services.store, services.embeddings, scope, text, services.settings.recall)
+    return await recall(services.store, services.embeddings, scope, text, services.recall_settings())
 
 
 async def forget_requested(services: Services, scope: Scope, text: str, mode: Mode) -> ForgetOutcome:

@@ -23,6 +23,9 @@ async def readyz(services: NamedDependency[Services]) -> Response[dict[str, Any]
         "policy": services.policy.label,
         "embedding_model": services.embeddings.model_id,
     }
+    if services.policies.error:
+        # the server keeps serving under the last good policy; say that an edit was refused
+        checks["policy_refused"] = services.policies.error
     try:
         await services.store.ping()
         ready = await services.ensure_store()

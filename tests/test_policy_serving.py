@@ -1,0 +1,180 @@
+"""Policies obeyed while serving: retention removes records from recall, listing and the raw
+index; a bad edit is refused with the old policy kept; secrets never reach the store."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import openai
+import pytest
+import redis
+
+from proxy.memory.embedded import EmbeddedStore
+from proxy.settings import Settings
+from tests.conftest import RunningMnemo, serve_mnemo
+from tests.helpers import injected_block
+from tests.upstream import UpstreamStub
+
+pytestmark = pytest.mark.integration
+
+POLICY = """name: short
+version: 1
+retention:
+  ttl:
+    - {scope: project, ttl: 3s}
+recall:
+  max_memories: 5
+"""
+
+
+@pytest.fixture
+def policy_file(tmp_path: Path) -> Path:
+    path = tmp_path / "policy.yaml"
+    path.write_text(POLICY)
+    return path
+
+
+@pytest.fixture
+def own_store(tmp_path: Path) -> Iterator[EmbeddedStore]:
+    # Its own store: a worker of the session's server (default policy) must not take these jobs.
+    with EmbeddedStore(tmp_path / "store") as embedded:
+        yield embedded
+
+
+@pytest.fixture
+def governed(
+    own_store: EmbeddedStore, upstream: UpstreamStub, policy_file: Path, tmp_path: Path
+) -> Iterator[RunningMnemo]:
+    store = own_store
+    running = serve_mnemo(
+        Settings(
+            redis_url=store.url, upstream_url=upstream.url, data_dir=tmp_path / "d", policy_file=policy_file
+        )
+    )
+    yield running
+    running.stop()
+
+
+def say(mnemo: RunningMnemo, project: str, text: str) -> None:
+    openai.OpenAI(
+        base_url=mnemo.openai_base, api_key="k", max_retries=0, default_headers={"X-Mnemo-Project": project}
+    ).chat.completions.create(model="m", messages=[{"role": "user", "content": text}])
+
+
+def raw_values(store: EmbeddedStore) -> list[bytes]:
+    """Every value of every key in the raw store: hashes, streams, sets, strings."""
+    client = redis.Redis.from_url(store.url)
+    values: list[Any] = []
+    for key in client.scan_iter(count=1000):
+        kind = client.type(key)
+        if kind == b"hash":
+            values += list(client.hgetall(key).values())
+        elif kind == b"stream":
+            for _, fields in client.xrange(key) or []:
+                values += list((fields or {}).values())
+        elif kind == b"set":
+            values += list(client.smembers(key))
+        elif kind == b"string":
+            values.append(client.get(key) or b"")
+    return [v if isinstance(v, bytes) else str(v).encode() for v in values]
+
+
+def test_a_short_ttl_removes_a_record_from_recall_listing_and_index(
+    governed: RunningMnemo,
+    own_store: EmbeddedStore,
+    fresh_upstream: UpstreamStub,
+    unique: Callable[[str], str],
+) -> None:
+    project = unique("ttl")
+    say(governed, project, "This repo uses bun.")
+    (record,) = governed.wait_for_memories(1, project=project)
+    assert record["expires_at"] is not None and record["policy"].startswith("short@")
+    fresh_upstream.requests.clear()
+    say(governed, project, "How do I install dependencies?")
+    assert "bun" in (injected_block(fresh_upstream.chat_requests()[-1]) or "")
+    time.sleep(4.5)
+    assert governed.memories(project=project) == []
+    fresh_upstream.requests.clear()
+    say(governed, project, "How do I install dependencies?")
+    assert "bun" not in (injected_block(fresh_upstream.chat_requests()[-1]) or "")
+    client = redis.Redis.from_url(own_store.url)
+    assert not client.exists(f"mnemo:mem:{record['id']}")
+    assert client.ft("mnemo_memories").search(f"@fingerprint:{{{record['fingerprint']}}}").total == 0
+
+
+def test_a_bad_edit_while_serving_is_refused_and_the_old_policy_stays(
+    governed: RunningMnemo, policy_file: Path, fresh_upstream: UpstreamStub, unique: Callable[[str], str]
+) -> None:
+    before = httpx.get(f"{governed.url}/readyz").json()["checks"]["policy"]
+    policy_file.write_text(POLICY.replace("max_memories: 5", "max_memories: plenty"))
+    time.sleep(2)
+    ready = httpx.get(f"{governed.url}/readyz").json()
+    assert ready["checks"]["policy"] == before
+    assert "recall.max_memories: expected a whole number" in ready["checks"]["policy_refused"]
+    project = unique("stillold")
+    say(governed, project, "We use Vitest for unit tests.")
+    (record,) = governed.wait_for_memories(1, project=project)
+    assert record["policy"] == before
+    policy_file.write_text(POLICY.replace("name: short", "name: fixed"))
+    time.sleep(2)
+    ready = httpx.get(f"{governed.url}/readyz").json()
+    assert ready["checks"]["policy"].startswith("fixed@") and "policy_refused" not in ready["checks"]
+
+
+@pytest.mark.parametrize(
+    ("secret", "benign", "value"),
+    [
+        ("My OpenAI key is sk-proj-Zx81kQ2mTb7uVw0aLp3RcY9s, keep it safe.", "This repo uses pnpm.", "pnpm"),
+        (
+            "the token is ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+            "We use Sentry for error tracking.",
+            "Sentry",
+        ),
+        (
+            "Email me at dana.smith@example.com about it.",
+            "I prefer concise bullet points.",
+            "concise bullet points",
+        ),
+        ("Call me on +1 415 555 0100 if it breaks.", "We use Postgres for everything.", "postgres"),
+        ("Connect with postgres://admin:hunter22@db.internal:5432/app", "We're on Python 3.12.", "3.12"),
+        (
+            "My card is 4111 1111 1111 1111.",
+            "Never commit directly to main.",
+            "Never commit directly to main",
+        ),
+        (
+            "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7\n-----END RSA PRIVATE KEY-----",
+            "The test command is make test.",
+            "make test",
+        ),
+        ("The password is correct-horse-battery, by the way.", "We use yarn.", "yarn"),
+    ],
+)
+def test_secrets_are_never_stored_and_the_benign_part_is_learned(
+    mnemo: RunningMnemo,
+    store: EmbeddedStore,
+    fresh_upstream: UpstreamStub,
+    unique: Callable[[str], str],
+    secret: str,
+    benign: str,
+    value: str,
+) -> None:
+    project = unique("secret")
+    say(mnemo, project, f"{secret} {benign}")
+    learned = (
+        mnemo.wait_for_memories(1, user="default")
+        if "prefer" in benign
+        else mnemo.wait_for_memories(1, project=project)
+    )
+    assert any(m["value"].lower() == value.lower() for m in learned)
+    words = secret.replace(",", " ").split()
+    sensitive = [part for part in words if len(part) >= 8 and any(c.isdigit() for c in part)]
+    sensitive = sensitive or [secret.split()[-1]]
+    time.sleep(0.3)
+    values = b"\n".join(raw_values(store))
+    for part in sensitive:
+        assert part.encode() not in values, part
