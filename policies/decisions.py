@@ -12,7 +12,7 @@ from extractors import SUBJECT_MARK, Candidate
 from policies.model import Policy
 from policies.secrets import contains_secret, secret_matcher
 from proxy.memory.model import Evidence, Memory
-from proxy.scope import DEFAULT_USER, Scope, scope_tag
+from proxy.scope import DEFAULT_USER, SCOPE_LEVELS, Scope, level_of, scope_tag
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +104,11 @@ def valid_from(when: str | None, now: datetime) -> datetime:
 
 
 def decide(
-    candidates: list[Candidate], request: Scope, policy: Policy, now: datetime
+    candidates: list[Candidate],
+    request: Scope,
+    policy: Policy,
+    now: datetime,
+    writable: frozenset[str] = frozenset(SCOPE_LEVELS),
 ) -> tuple[list[Decision], list[Refusal]]:
     matcher = secret_matcher(policy.secret_patterns)
     kept: list[Decision] = []
@@ -125,6 +129,9 @@ def decide(
             continue
         level = policy.write_scope.get(candidate.kind, "rule")
         scope = write_scope(candidate.scope_level if level == "rule" else level, request)
+        if level_of(scope) not in writable:
+            refused.append(Refusal(candidate, f"the caller may not write {level_of(scope)} memories"))
+            continue
         text = candidate.text_template.replace(SUBJECT_MARK, subject_label(scope))
         kept.append(
             Decision(

@@ -23,6 +23,8 @@ from proxy.settings import Settings
 if TYPE_CHECKING:
     from litestar import Litestar
 
+    from policies import Policy
+
 log = logging.getLogger("mnemo")
 
 
@@ -118,14 +120,13 @@ def _serve(args: argparse.Namespace) -> int:
         args,
         ["host", "port", "upstream_url", "anthropic_upstream_url", "redis_url", "data_dir", "policy_file"],
     ).with_changes(insecure=args.insecure, run_worker=not args.no_worker, log_level=args.log_level)
-    if not _is_loopback(settings.host) and not settings.insecure:
+    mode = _refuse_bad_policy(settings.policy_file).mode if settings.policy_file is not None else "local"
+    if not _is_loopback(settings.host) and mode != "keys" and not settings.insecure:
         raise ConfigError(
             f"refusing to listen on {settings.host} without keys mode: anyone who reaches it could read "
-            "and write memory. Bind to 127.0.0.1, or pass --insecure if you really mean it."
+            "and write memory. Bind to 127.0.0.1, use a keys-mode policy, or pass --insecure if you mean it."
         )
     _check_port_free(settings.host, settings.port)
-    if settings.policy_file is not None:
-        _refuse_bad_policy(settings.policy_file)
     _terminate_on_sigterm()
     if settings.redis_url is not None:
         return _run_uvicorn(create_app(settings), settings)
@@ -166,11 +167,11 @@ def _terminate_on_sigterm() -> None:
     signal.signal(signal.SIGTERM, handler)
 
 
-def _refuse_bad_policy(path: Path) -> None:
+def _refuse_bad_policy(path: Path) -> Policy:
     from policies import PolicyError, load_policy
 
     try:
-        load_policy(path)
+        return load_policy(path)
     except PolicyError as exc:
         raise ConfigError("the policy file is refused:\n" + "\n".join(exc.problems)) from exc
 

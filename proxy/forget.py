@@ -13,7 +13,7 @@ from proxy.errors import StoreError
 from proxy.memory.model import Memory
 from proxy.memory.redis_store import STOPWORDS
 from proxy.memory.store import ListQuery, MemoryStore
-from proxy.scope import Scope
+from proxy.scope import SCOPE_LEVELS, Scope
 
 log = logging.getLogger("mnemo.forget")
 
@@ -38,7 +38,12 @@ def matches(memory: Memory, slots: list[tuple[str, str]], words: set[str]) -> bo
 
 
 async def forget(
-    store: MemoryStore, rules: list[Rule], scope: Scope, requests: list[str], actor: str
+    store: MemoryStore,
+    rules: list[Rule],
+    scope: Scope,
+    requests: list[str],
+    actor: str,
+    readable: frozenset[str] = frozenset(SCOPE_LEVELS),
 ) -> ForgetOutcome:
     """Delete what the user asked to forget among the records this request may see (any version)."""
     deleted: list[str] = []
@@ -47,7 +52,11 @@ async def forget(
             slots = match_slots(rules, what)
             words = {w.lower() for w in _WORD.findall(what)} - _FILLER
             query = ListQuery(
-                org=scope.org, visible_to=scope, key=slots[0][0] if len(slots) == 1 else None, limit=1000
+                org=scope.org,
+                visible_to=scope,
+                readable=readable,
+                key=slots[0][0] if len(slots) == 1 else None,
+                limit=1000,
             )
             page = await store.list_memories(query)
             for memory in page.memories:

@@ -39,7 +39,7 @@ from proxy.errors import MnemoError, StoreUnavailable
 from proxy.memory.embeddings import EmbeddingService, Vectors
 from proxy.memory.model import Evidence, Kind, Memory, Source, new_id, slot_key, utcnow
 from proxy.memory.store import ListQuery, MemoryStore
-from proxy.scope import Scope
+from proxy.scope import SCOPE_LEVELS, Scope, level_of
 
 log = logging.getLogger("mnemo.jobs")
 
@@ -64,6 +64,7 @@ class ExtractionJob:
     client: str | None = None
     model: str | None = None
     message_hashes: dict[int, str] = field(default_factory=dict)
+    writable: tuple[str, ...] = SCOPE_LEVELS  # levels its principal may write to
 
     def source(self, turn: Turn, span: str) -> Source:
         """Where a record drawn from ``turn`` came from, down to the quoted span."""
@@ -89,6 +90,7 @@ class ExtractionJob:
                 "client": self.client,
                 "model": self.model,
                 "message_hashes": {str(k): v for k, v in self.message_hashes.items()},
+                "writable": list(self.writable),
             },
             ensure_ascii=False,
         )
@@ -105,6 +107,7 @@ class ExtractionJob:
             client=data.get("client"),
             model=data.get("model"),
             message_hashes={int(k): v for k, v in data.get("message_hashes", {}).items()},
+            writable=tuple(data.get("writable", SCOPE_LEVELS)),
         )
 
 
@@ -211,7 +214,9 @@ class Learner:
         report = WriteReport()
         decided: list[tuple[ExtractionJob, Decision]] = []
         for job, candidates in zip(jobs, found, strict=True):
-            kept, refused = decide(candidates, job.scope, self.policy, now=job.observed_at)
+            kept, refused = decide(
+                candidates, job.scope, self.policy, now=job.observed_at, writable=frozenset(job.writable)
+            )
             for refusal in refused:
                 log.info("not stored (%s): rule %s", refusal.reason, refusal.candidate.rule_id)
             report.refused += len(refused)
@@ -235,6 +240,8 @@ class Learner:
         """
         for signal in detect_signals(self.signal_patterns, job.turns):
             scope = write_scope("project", job.scope)
+            if level_of(scope) not in job.writable:
+                continue
             slot = slot_key(scope, signal.key, None)
             sessions = await self.store.observe(
                 slot,

@@ -19,7 +19,6 @@ from proxy.errors import StoreError, StoreUnavailable
 from proxy.jobs import ExtractionJob, JobQueue, Learner, run_worker
 from proxy.memory.embeddings import Embedder, EmbeddingService, build_embedder
 from proxy.memory.redis_store import RedisMemoryStore
-from proxy.scope import LOCAL_PRINCIPAL, Principal
 from proxy.settings import RecallSettings, Settings
 
 log = logging.getLogger("mnemo")
@@ -38,7 +37,6 @@ class Services:
     queue: JobQueue
     policies: PolicyHolder
     rules: list[Rule]
-    principal: Principal = LOCAL_PRINCIPAL
     store_ready: bool = False
     _last_open_attempt: float = field(default=0.0)
     _background: set[asyncio.Task[None]] = field(default_factory=set)

@@ -11,7 +11,7 @@ from datetime import datetime
 from proxy.errors import EmbeddingError, StoreError
 from proxy.memory.embeddings import EmbeddingService
 from proxy.memory.store import MemoryStore, RecallQuery, ScoredMemory
-from proxy.scope import Scope
+from proxy.scope import SCOPE_LEVELS, Scope
 from proxy.settings import RecallSettings
 
 log = logging.getLogger("mnemo.recall")
@@ -33,7 +33,12 @@ class RecallOutcome:
 
 
 async def recall(
-    store: MemoryStore, embeddings: EmbeddingService, scope: Scope, text: str, settings: RecallSettings
+    store: MemoryStore,
+    embeddings: EmbeddingService,
+    scope: Scope,
+    text: str,
+    settings: RecallSettings,
+    readable: frozenset[str] = frozenset(SCOPE_LEVELS),
 ) -> RecallOutcome:
     """Recall for one request; never raises: a failing or slow store gives ``degraded``.
 
@@ -44,7 +49,7 @@ async def recall(
         return RecallOutcome()
     try:
         async with asyncio.timeout(settings.timeout_s):
-            few = await store.visible_current(scope, settings.max_memories + 1)
+            few = await store.visible_current(scope, settings.max_memories + 1, readable)
             if len(few) <= settings.max_memories:
                 return RecallOutcome(
                     memories=apply_budget([ScoredMemory(m, score=1.0) for m in few], settings)
@@ -59,6 +64,7 @@ async def recall(
                     candidates=settings.candidates,
                     text_weight=settings.text_weight,
                     vector_weight=settings.vector_weight,
+                    readable=readable,
                 )
             )
     except (StoreError, EmbeddingError) as exc:

@@ -21,11 +21,17 @@ SCOPE_LEVELS = ("org", "project", "user", "session")
 
 @dataclass(frozen=True, slots=True)
 class Principal:
-    """The authenticated caller. Local mode has exactly one."""
+    """The authenticated caller. Local mode has exactly one, allowed everything in its org."""
 
     name: str
     org: str
     default_user: str
+    read: frozenset[str] = frozenset(SCOPE_LEVELS)  # levels of records it may recall
+    write: frozenset[str] = frozenset(SCOPE_LEVELS)  # levels of records it may create
+    projects: frozenset[str] = frozenset({"*"})
+
+    def may_use_project(self, project: str | None) -> bool:
+        return project is None or "*" in self.projects or project in self.projects
 
 
 LOCAL_PRINCIPAL = Principal(name="local", org=LOCAL_ORG, default_user=DEFAULT_USER)
@@ -152,7 +158,22 @@ def scope_key(scope: Scope) -> str:
     return hashlib.sha256(joined.encode("utf-8")).hexdigest()[:32]
 
 
-def visible_scope_keys(request: Scope) -> list[str]:
+def level_of(scope: Scope) -> str:
+    """The narrowest level set: where a record lives."""
+    for level in ("session", "user", "project"):
+        if getattr(scope, level) is not None:
+            return level
+    return "org"
+
+
+def readable(record: Scope, levels: frozenset[str]) -> bool:
+    """A principal that may read ``levels`` may read a record when every level the record is bound
+    to is among them (an org-wide record needs "org")."""
+    bound = {level for level in ("project", "user", "session") if getattr(record, level) is not None}
+    return bound <= levels if bound else "org" in levels
+
+
+def visible_scope_keys(request: Scope, levels: frozenset[str] = frozenset(SCOPE_LEVELS)) -> list[str]:
     """The scope keys of every record a request may see (DESIGN §3): each narrower level either
     unset or the request's own value, so at most eight keys.
 
@@ -164,12 +185,13 @@ def visible_scope_keys(request: Scope) -> list[str]:
         [None] if getattr(request, level) is None else [None, getattr(request, level)]
         for level in ("project", "user", "session")
     ]
-    return [
-        scope_key(Scope(org=request.org, project=project, user=user, session=session))
+    combos = [
+        Scope(org=request.org, project=project, user=user, session=session)
         for project in options[0]
         for user in options[1]
         for session in options[2]
     ]
+    return [scope_key(combo) for combo in combos if readable(combo, levels)]
 
 
 def derive_session_id(first_turns: str) -> str | None:

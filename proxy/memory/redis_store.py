@@ -29,7 +29,7 @@ from proxy.errors import EmbeddingModelMismatch, StoreUnavailable
 from proxy.memory.embeddings import Vectors
 from proxy.memory.model import Memory, Status, from_hash, slot_key, to_epoch, to_hash, utcnow
 from proxy.memory.store import ListPage, ListQuery, RecallQuery, ScoredMemory
-from proxy.scope import Scope, scope_key, scope_tag, visible_scope_keys
+from proxy.scope import SCOPE_LEVELS, Scope, scope_key, scope_tag, visible_scope_keys
 
 log = logging.getLogger("mnemo.store")
 
@@ -134,9 +134,12 @@ def load_index_schema(dims: int, algorithm: str = "flat") -> IndexSchema:
     return IndexSchema.from_dict(raw)
 
 
-def visibility_filter(scope: Scope) -> FilterExpression:
-    """DESIGN §3 as a query filter: the exact scope keys a request may see (see ``visible_scope_keys``)."""
-    return Tag("scope_key") == visible_scope_keys(scope)
+def visibility_filter(scope: Scope, levels: frozenset[str] = frozenset(SCOPE_LEVELS)) -> FilterExpression:
+    """DESIGN §3 as a query filter: the exact scope keys a request may see (see ``visible_scope_keys``),
+    limited to the levels its principal may read."""
+    keys = visible_scope_keys(scope, levels)
+    # An empty tag list would match everything: a principal that may read nothing sees nothing.
+    return Tag("scope_key") == (keys or ["nothing-is-readable"])
 
 
 def _current_filter() -> FilterExpression:
@@ -237,7 +240,7 @@ class RedisMemoryStore:
             raise StoreUnavailable(f"store did not answer: {exc}") from exc
 
     async def recall(self, query: RecallQuery) -> list[ScoredMemory]:
-        where = visibility_filter(query.scope) & _current_filter()
+        where = visibility_filter(query.scope, query.readable) & _current_filter()
         searches: list[Any] = []
         if query.vector is not None:
             searches.append(
@@ -454,10 +457,12 @@ class RedisMemoryStore:
         except (RedisError, OSError) as exc:
             raise StoreUnavailable(f"delete failed: {exc}") from exc
 
-    async def visible_current(self, scope: Scope, limit: int) -> list[Memory]:
+    async def visible_current(
+        self, scope: Scope, limit: int, readable: frozenset[str] = frozenset(SCOPE_LEVELS)
+    ) -> list[Memory]:
         """Up to ``limit`` current records a request may see, newest first."""
         search = FilterQuery(
-            visibility_filter(scope) & _current_filter(),
+            visibility_filter(scope, readable) & _current_filter(),
             return_fields=self._return_fields,
             num_results=limit,
             sort_by=("observed_at", "DESC"),
@@ -467,7 +472,7 @@ class RedisMemoryStore:
     async def list_memories(self, query: ListQuery) -> ListPage:
         where: FilterExpression = Num("observed_at") >= 0
         if query.visible_to is not None:
-            where = where & visibility_filter(query.visible_to)
+            where = where & visibility_filter(query.visible_to, query.readable)
         for level in ("org", "project", "user", "session"):
             value = getattr(query, level)
             if value is not None:

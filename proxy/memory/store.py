@@ -8,7 +8,7 @@ from typing import Protocol
 
 from proxy.memory.embeddings import Vectors
 from proxy.memory.model import Evidence, Kind, Memory, Status
-from proxy.scope import Scope
+from proxy.scope import SCOPE_LEVELS, Scope
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,6 +22,7 @@ class RecallQuery:
     candidates: int = 24
     text_weight: float = 0.6
     vector_weight: float = 0.4
+    readable: frozenset[str] = frozenset(SCOPE_LEVELS)  # levels the principal may read
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +41,7 @@ class ListQuery:
     user: str | None = None
     session: str | None = None
     visible_to: Scope | None = None
+    readable: frozenset[str] = frozenset(SCOPE_LEVELS)
     key: str | None = None
     kinds: tuple[Kind, ...] = ()
     evidence: tuple[Evidence, ...] = ()
@@ -66,7 +68,9 @@ class MemoryStore(Protocol):
 
     async def recall(self, query: RecallQuery) -> list[ScoredMemory]: ...
 
-    async def visible_current(self, scope: Scope, limit: int) -> list[Memory]: ...
+    async def visible_current(
+        self, scope: Scope, limit: int, readable: frozenset[str] = frozenset(SCOPE_LEVELS)
+    ) -> list[Memory]: ...
 
     async def put(self, memory: Memory, vector: Vectors) -> None: ...
 

@@ -4,21 +4,23 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from litestar import get
+from litestar import Request, get
+from litestar.datastructures import State
 from litestar.di import NamedDependency
 from litestar.exceptions import NotFoundException
 from litestar.params import FromPath, FromQuery, QueryParameter
 
+from proxy.auth import authenticate
 from proxy.lifespan import Services
 from proxy.memory.model import Evidence, Kind, Status
 from proxy.memory.store import ListQuery
-from proxy.scope import Scope
+from proxy.scope import Scope, readable
 
 
 @get("/mnemo/v1/memories", tags=["memories"], summary="List memories with all their fields")
 async def list_memories(
+    request: Request[object, object, State],
     services: NamedDependency[Services],
-    org: FromQuery[str | None] = None,
     project: FromQuery[str | None] = None,
     user: FromQuery[str | None] = None,
     session: FromQuery[str | None] = None,
@@ -34,13 +36,15 @@ async def list_memories(
     limit: Annotated[int, QueryParameter(ge=1, le=1000)] = 100,
     offset: Annotated[int, QueryParameter(ge=0)] = 0,
 ) -> dict[str, Any]:
-    org = org or services.principal.org
+    principal = authenticate(request.headers, services.policy)
+    org = principal.org  # a principal lists its own org only (local mode has one org)
     query = ListQuery(
         org=org,
         project=None if visible else project,
         user=None if visible else user,
         session=None if visible else session,
         visible_to=Scope(org=org, project=project, user=user, session=session) if visible else None,
+        readable=principal.read,
         kinds=tuple(kind or ()),
         evidence=tuple(evidence or ()),
         statuses=tuple(status or ()),
@@ -61,9 +65,12 @@ async def list_memories(
     tags=["memories"],
     summary="One memory with all its fields, and every version of it (history, oldest first)",
 )
-async def get_memory(services: NamedDependency[Services], memory_id: FromPath[str]) -> dict[str, Any]:
+async def get_memory(
+    request: Request[object, object, State], services: NamedDependency[Services], memory_id: FromPath[str]
+) -> dict[str, Any]:
+    principal = authenticate(request.headers, services.policy)
     memory = await services.store.get(memory_id)
-    if memory is None:
+    if memory is None or memory.scope.org != principal.org or not readable(memory.scope, principal.read):
         raise NotFoundException(f"no memory {memory_id}")
     history = await services.store.history(memory)
     return {**memory.to_json(), "history": [version.to_json() for version in history]}

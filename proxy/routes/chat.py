@@ -20,6 +20,7 @@ from litestar.response import Response, Stream
 from extractors import Turn
 from policies import Policy
 from policies.secrets import redact, secret_matcher
+from proxy.auth import authenticate
 from proxy.jobs import ExtractionJob
 from proxy.lifespan import Services
 from proxy.memory.model import utcnow
@@ -28,7 +29,6 @@ from proxy.relay import (
     UpstreamRequest,
     open_upstream,
     relay_body,
-    request_headers,
     response_headers,
     upstream_url,
 )
@@ -38,9 +38,11 @@ from proxy.routes.common import (
     mnemo_headers,
     recall_for,
     request_id,
+    scope_for,
     scope_inputs,
+    upstream_headers,
 )
-from proxy.scope import Mode, Scope, derive_session_id, resolve_scope
+from proxy.scope import Mode, Principal, Scope, derive_session_id
 from proxy.wire import openai_chat
 
 PATHS = ["/v1/chat/completions", "/chat/completions"]
@@ -67,22 +69,21 @@ async def relay_chat(
 ) -> Response[bytes] | Stream:
     clock = Stopwatch()
     req_id = request_id(request)
+    principal = authenticate(request.headers, services.policy)  # 401 here: nothing read, nothing relayed
     raw = await request.body()
     body = openai_chat.parse_request(raw)
     mode = Mode.parse(request.headers.get("x-mnemo-mode"))
 
     # 1. resolve scope: from the principal and request metadata, never from message text
     session = derive_session_id(openai_chat.conversation_opening(body))
-    scope = resolve_scope(
-        scope_inputs(request.headers, path_project, body.get("user"), session), services.principal
-    )
+    scope = scope_for(principal, scope_inputs(request.headers, path_project, body.get("user"), session))
 
     # 2. forget what the user asks to forget, before anything is recalled
     latest = openai_chat.recall_text(body)
-    forgotten = await forget_requested(services, scope, latest, mode)
+    forgotten = await forget_requested(services, principal, scope, latest, mode)
 
     # 3. recall, 4. inject: the client's own messages stay as they are; no memories, no change
-    outcome = await recall_for(services, scope, latest, mode)
+    outcome = await recall_for(services, principal, scope, latest, mode)
     outbound = raw
     if outcome.memories:
         outbound = json.dumps(openai_chat.inject(body, render_block(outcome.memories))).encode()
@@ -93,7 +94,7 @@ async def relay_chat(
         UpstreamRequest(
             method="POST",
             url=upstream_url(services.settings.upstream_url, "chat/completions", request.url.query or ""),
-            headers=request_headers(request.headers, identity_encoding=True),
+            headers=upstream_headers(services.policy, request.headers, identity_encoding=True),
             content=outbound,
         ),
     )
@@ -103,7 +104,7 @@ async def relay_chat(
         content = await upstream.aread()
         await upstream.aclose()
         reply, model = openai_chat.reply_from_completion(content)
-        job = _job(services.policy, request, body, scope, req_id, reply, model) if learn else None
+        job = _job(services.policy, principal, request, body, scope, req_id, reply, model) if learn else None
         return Response(
             content=content,
             status_code=upstream.status_code,
@@ -117,7 +118,9 @@ async def relay_chat(
 
     def on_close(exhausted: bool) -> None:
         if learn and (exhausted or assembler.finished):
-            job = _job(services.policy, request, body, scope, req_id, assembler.reply, assembler.model)
+            job = _job(
+                services.policy, principal, request, body, scope, req_id, assembler.reply, assembler.model
+            )
             if job is not None:
                 services.spawn(services.enqueue(job))
 
@@ -131,6 +134,7 @@ async def relay_chat(
 
 def _job(
     policy: Policy,
+    principal: Principal,
     request: Request[object, object, State],
     body: dict[str, Any],
     scope: Scope,
@@ -163,6 +167,7 @@ def _job(
         client=request.headers.get("user-agent"),
         model=model or _str_or_none(body.get("model")),
         message_hashes=hashes,
+        writable=tuple(sorted(principal.write)),
     )
 
 

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 
 from litestar import Request
 from litestar.datastructures import State
 
 from extractors.commands import forget_requests
+from policies import Policy
+from proxy.auth import Forbidden
 from proxy.forget import ForgetOutcome, forget
 from proxy.lifespan import Services
 from proxy.memory.model import new_id
 from proxy.recall import RecallOutcome, recall
-from proxy.scope import Mode, Scope, ScopeInputs
+from proxy.relay import request_headers
+from proxy.scope import Mode, Principal, Scope, ScopeInputs, resolve_scope
 
 STREAM_HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no"}
 
@@ -39,24 +43,53 @@ def scope_inputs(
     )
 
 
-async def recall_for(services: Services, scope: Scope, text: str, mode: Mode) -> RecallOutcome:
+def scope_for(principal: Principal, inputs: ScopeInputs) -> Scope:
+    """The request's scope, refused (403 in the caller's shape) if the principal may not use its project."""
+    scope = resolve_scope(inputs, principal)
+    if not principal.may_use_project(scope.project):
+        raise Forbidden(f"this key may not use project {scope.project!r}", param="project")
+    return scope
+
+
+def upstream_headers(
+    policy: Policy, incoming: Mapping[str, str], *, identity_encoding: bool = False
+) -> dict[str, str]:
+    """The client's headers for the provider. When the client's bearer is its Mnemo key, the
+    provider gets the key Mnemo holds instead: a Mnemo key never leaves Mnemo."""
+    headers = request_headers(incoming, identity_encoding=identity_encoding)
+    if policy.mode == "keys" and policy.bearer_is_mnemo_key:
+        headers = {k: v for k, v in headers.items() if k.lower() not in ("authorization", "x-api-key")}
+        provider_key = os.environ.get(policy.upstream_api_key_env or "", "")
+        if provider_key:
+            headers["authorization"] = f"Bearer {provider_key}"
+    return headers
+
+
+async def recall_for(
+    services: Services, principal: Principal, scope: Scope, text: str, mode: Mode
+) -> RecallOutcome:
     """Recall unless the mode says not to; a store that is down gives ``degraded``, never an error."""
     if not mode.recalls:
         return RecallOutcome()
     if not await services.ensure_store():
         return RecallOutcome(status="degraded", reason="store unavailable")
-    return await recall(services.store, services.embeddings, scope, text, services.recall_settings())
+    settings = services.recall_settings()
+    return await recall(services.store, services.embeddings, scope, text, settings, principal.read)
 
 
-async def forget_requested(services: Services, scope: Scope, text: str, mode: Mode) -> ForgetOutcome:
-    """Carry out "forget that ..." in the latest user turn (only when this request may write memory)."""
+async def forget_requested(
+    services: Services, principal: Principal, scope: Scope, text: str, mode: Mode
+) -> ForgetOutcome:
+    """Carry out "forget that ..." in the latest user turn (only when this request may write memory,
+    and only on records its principal may both read and write)."""
     requests = forget_requests(text)
     if not requests or not mode.learns:
         return ForgetOutcome()
     if not await services.ensure_store():
         return ForgetOutcome(status="degraded")
-    actor = f"{services.principal.name}:{scope.user or ''}"
-    return await forget(services.store, services.rules, scope, requests, actor)
+    actor = f"{principal.name}:{scope.user or ''}"
+    allowed = principal.read & principal.write
+    return await forget(services.store, services.rules, scope, requests, actor, allowed)
 
 
 def mnemo_headers(

@@ -9,15 +9,16 @@ from litestar.enums import HttpMethod
 from litestar.params import FromPath
 from litestar.response import Stream
 
+from proxy.auth import authenticate
 from proxy.lifespan import Services
 from proxy.relay import (
     UpstreamRequest,
     open_upstream,
     relay_body,
-    request_headers,
     response_headers,
     upstream_url,
 )
+from proxy.routes.common import upstream_headers
 
 _METHODS = [HttpMethod.GET, HttpMethod.POST, HttpMethod.PUT, HttpMethod.PATCH, HttpMethod.DELETE]
 
@@ -32,13 +33,14 @@ _METHODS = [HttpMethod.GET, HttpMethod.POST, HttpMethod.PUT, HttpMethod.PATCH, H
 async def passthrough(
     request: Request[object, object, State], services: NamedDependency[Services], path: FromPath[str]
 ) -> Stream:
+    authenticate(request.headers, services.policy)  # keys mode: nothing is relayed without a known key
     has_body = request.method not in ("GET", "HEAD", "DELETE") or "content-length" in request.headers
     upstream = await open_upstream(
         services.http,
         UpstreamRequest(
             method=request.method,
             url=upstream_url(services.settings.upstream_url, path, request.url.query or ""),
-            headers=request_headers(request.headers),
+            headers=upstream_headers(services.policy, request.headers),
             content=request.stream() if has_body else None,
         ),
     )
