@@ -1,0 +1,267 @@
+"""Keys mode: no key, no service; an org never receives another org's memory, whatever the scope
+values say; principals read and write only the levels and projects they are given."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from urllib.parse import quote
+
+import httpx
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from proxy.memory.embedded import EmbeddedStore
+from proxy.memory.embeddings import MiniLMOnnxEmbedder
+from proxy.memory.redis_store import RedisMemoryStore
+from proxy.scope import Scope
+from proxy.settings import Settings
+from tests.conftest import RunningMnemo, free_port, serve_mnemo
+from tests.helpers import injected_block, memory_record
+from tests.upstream import UpstreamStub
+
+pytestmark = pytest.mark.integration
+
+ACME_KEY, BETA_KEY, LIMITED_KEY = (
+    "acme-" + uuid.uuid4().hex,
+    "beta-" + uuid.uuid4().hex,
+    "ltd-" + uuid.uuid4().hex,
+)
+
+
+def sha(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+POLICY = f"""name: two-orgs
+version: 1
+mode: keys
+principals:
+  - {{name: acme-dev, key_sha256: {sha(ACME_KEY)}, org: acme, default_user: dev}}
+  - {{name: beta-dev, key_sha256: {sha(BETA_KEY)}, org: beta, default_user: dev}}
+  - name: beta-ci
+    key_sha256: {sha(LIMITED_KEY)}
+    org: beta
+    default_user: ci
+    read: [org, project]
+    write: [project]
+    projects: [beta-web]
+"""
+MARK = "zebracorn"  # a word only acme's records carry
+
+
+@pytest.fixture(scope="module")
+def keyed(
+    upstream: UpstreamStub, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[RunningMnemo, str]]:
+    tmp = tmp_path_factory.mktemp("keys")
+    policy = tmp / "policy.yaml"
+    policy.write_text(POLICY)
+    with EmbeddedStore(tmp / "store") as store:
+        running = serve_mnemo(
+            Settings(redis_url=store.url, upstream_url=upstream.url, data_dir=tmp / "d", policy_file=policy)
+        )
+        yield running, store.url
+        running.stop()
+
+
+def chat(
+    mnemo: RunningMnemo, key: str | None, content: str, path: str = "/v1", **headers: str
+) -> httpx.Response:
+    if key:
+        headers["x-mnemo-key"] = key
+    return httpx.post(
+        f"{mnemo.url}{path}/chat/completions",
+        headers=headers,
+        timeout=30,
+        json={"model": "m", "messages": [{"role": "user", "content": content}]},
+    )
+
+
+def test_no_key_or_an_unknown_key_is_401_in_openai_shape_and_never_relayed(
+    keyed: tuple[RunningMnemo, str], fresh_upstream: UpstreamStub
+) -> None:
+    mnemo, _ = keyed
+    for key in (None, "not-a-key"):
+        response = chat(mnemo, key, "hello")
+        assert response.status_code == 401
+        assert response.json()["error"]["type"] == "authentication_error"
+    assert httpx.get(f"{mnemo.url}/v1/models").status_code == 401
+    assert fresh_upstream.requests == []
+    assert chat(mnemo, ACME_KEY, "hello").status_code == 200
+    assert "x-mnemo-key" not in fresh_upstream.requests[-1].headers
+
+
+def _seed_acme(store_url: str, scopes: list[Scope]) -> None:
+    async def run() -> None:
+        embedder = MiniLMOnnxEmbedder()
+        store = RedisMemoryStore(store_url, embedder.model_id, embedder.dims, timeout_s=5)
+        vector = np.ones(embedder.dims, dtype=np.float32) / np.sqrt(embedder.dims)
+        for scope in scopes:
+            await store.put(memory_record(scope, f"Project notes {MARK}: deploy with care."), vector)
+        await store.close()
+
+    asyncio.run(run())
+
+
+VALUE = st.one_of(
+    st.sampled_from(
+        [
+            "{",
+            "}",
+            "|",
+            "@",
+            "*",
+            "-",
+            ":",
+            '"',
+            "'",
+            "(",
+            ")",
+            "\\\\",
+            ",",
+            "a b",
+            "東京",
+            "x" * 300,
+            "acme",
+            "beta",
+            "none",
+            "*}|{@",
+            "web",
+        ]
+    ),
+    st.text(alphabet=st.characters(min_codepoint=33, max_codepoint=126), min_size=1, max_size=20),
+)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    project=VALUE,
+    user=VALUE,
+    session=st.text(alphabet=st.characters(min_codepoint=33, max_codepoint=126), min_size=1, max_size=30),
+)
+def test_beta_never_receives_acme_memory(
+    keyed: tuple[RunningMnemo, str], upstream: UpstreamStub, project: str, user: str, session: str
+) -> None:
+    mnemo, store_url = keyed
+    # acme holds records in exactly the scopes beta is about to ask for, and org-wide
+    _seed_acme(
+        store_url,
+        [
+            Scope("acme"),
+            Scope("acme", project=project),
+            Scope("acme", user=user),
+            Scope("acme", project=project, user=user, session=session),
+        ],
+    )
+    question = f"What are the project notes about {MARK} and deploys?"
+    upstream.requests.clear()
+    for key in (BETA_KEY,):
+        # project through the path, user through the body, session through the header
+        response = httpx.post(
+            f"{mnemo.url}/p/{quote(project, safe='')}/v1/chat/completions",
+            headers={"x-mnemo-key": key, "x-mnemo-session": session},
+            timeout=30,
+            json={"model": "m", "user": user, "messages": [{"role": "user", "content": question}]},
+        )
+        assert response.status_code == 200, response.text
+        assert MARK not in (injected_block(upstream.chat_requests()[-1]) or "")
+    # the same question from acme does get them: the test can fail
+    response = httpx.post(
+        f"{mnemo.url}/p/{quote(project, safe='')}/v1/chat/completions",
+        headers={"x-mnemo-key": ACME_KEY, "x-mnemo-session": session},
+        timeout=30,
+        json={"model": "m", "user": user, "messages": [{"role": "user", "content": question}]},
+    )
+    assert MARK in (injected_block(upstream.chat_requests()[-1]) or "")
+    assert int(response.headers["x-mnemo-recalled"]) >= 1
+
+
+def test_listing_shows_only_the_callers_org(keyed: tuple[RunningMnemo, str]) -> None:
+    mnemo, store_url = keyed
+    _seed_acme(store_url, [Scope("acme", project="listed")])
+    acme = httpx.get(f"{mnemo.url}/mnemo/v1/memories", headers={"x-mnemo-key": ACME_KEY}).json()["data"]
+    beta = httpx.get(f"{mnemo.url}/mnemo/v1/memories", headers={"x-mnemo-key": BETA_KEY}).json()["data"]
+    assert any(m["scope"]["project"] == "listed" for m in acme)
+    assert all(m["scope"]["org"] == "beta" for m in beta)
+    record = next(m for m in acme if m["scope"]["project"] == "listed")
+    assert (
+        httpx.get(
+            f"{mnemo.url}/mnemo/v1/memories/{record['id']}", headers={"x-mnemo-key": BETA_KEY}
+        ).status_code
+        == 404
+    )
+
+
+def test_a_limited_principal_keeps_to_its_projects_and_levels(
+    keyed: tuple[RunningMnemo, str], fresh_upstream: UpstreamStub
+) -> None:
+    mnemo, _ = keyed
+    forbidden = chat(mnemo, LIMITED_KEY, "hi", path="/p/beta-api/v1")
+    assert forbidden.status_code == 403 and forbidden.json()["error"]["param"] == "project"
+    # beta-dev stores a user preference; beta-ci (reads org and project only) must not see it
+    chat(mnemo, BETA_KEY, "I prefer concise bullet points.", path="/p/beta-web/v1", **{"x-mnemo-user": "ci"})
+    deadline = datetime.now(UTC).timestamp() + 20
+    while datetime.now(UTC).timestamp() < deadline:
+        listed = httpx.get(
+            f"{mnemo.url}/mnemo/v1/memories", params={"user": "ci"}, headers={"x-mnemo-key": BETA_KEY}
+        ).json()["data"]
+        if listed:
+            break
+    assert listed
+    fresh_upstream.requests.clear()
+    chat(mnemo, LIMITED_KEY, "How should answers look?", path="/p/beta-web/v1")
+    assert "concise bullet points" not in (injected_block(fresh_upstream.chat_requests()[-1]) or "")
+    # and it may not write a user-level fact
+    chat(mnemo, LIMITED_KEY, "My name is Robo.", path="/p/beta-web/v1")
+    time.sleep(1.5)
+    names = httpx.get(f"{mnemo.url}/mnemo/v1/memories", headers={"x-mnemo-key": BETA_KEY}).json()["data"]
+    assert not any(m["key"] == "name" for m in names)
+
+
+def test_keys_policy_allows_a_public_address(tmp_path: Path) -> None:
+    policy = tmp_path / "policy.yaml"
+    policy.write_text(POLICY)
+    port = free_port()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "proxy.cli",
+            "serve",
+            "--host",
+            "0.0.0.0",
+            "--port",
+            str(port),
+            "--policy",
+            str(policy),
+            "--data-dir",
+            str(tmp_path / "d"),
+            "--log-level",
+            "warning",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            assert process.poll() is None, process.stderr.read().decode() if process.stderr else ""
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        assert httpx.post(f"http://127.0.0.1:{port}/v1/chat/completions", json={}).status_code == 401
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
