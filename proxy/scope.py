@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 import hashlib
+import re
 from dataclasses import dataclass
 
 from proxy.errors import BadRequest
@@ -68,6 +69,7 @@ class ScopeInputs:
     body_user: str | None = None
     header_session: str | None = None
     derived_session: str | None = None
+    inferred_project: str | None = None  # from the agent's own prompt, when the policy allows
 
 
 class Mode(enum.Enum):
@@ -112,7 +114,11 @@ def _clean(value: str | None, name: str) -> str | None:
 
 def resolve_scope(inputs: ScopeInputs, principal: Principal) -> Scope:
     """The request's context: org from the principal; the rest from headers, path and body."""
-    project = _clean(inputs.header_project, "X-Mnemo-Project") or _clean(inputs.path_project, "project")
+    project = (
+        _clean(inputs.header_project, "X-Mnemo-Project")
+        or _clean(inputs.path_project, "project")
+        or _clean(inputs.inferred_project, "project")
+    )
     user = (
         _clean(inputs.header_user, "X-Mnemo-User")
         or _clean(inputs.body_user, "user")
@@ -192,6 +198,30 @@ def visible_scope_keys(request: Scope, levels: frozenset[str] = frozenset(SCOPE_
         for session in options[2]
     ]
     return [scope_key(combo) for combo in combos if readable(combo, levels)]
+
+
+_CWD_PATTERNS = (
+    re.compile(r"Primary working directory:\s*(\S+)"),  # Claude Code
+    re.compile(r"<cwd>\s*([^<\s]+)\s*</cwd>"),  # Codex
+    re.compile(r"(?:current|working) directory(?: is)?:?\s*`?(/[^\s`]+)", re.IGNORECASE),
+)
+_GIT_REMOTE = re.compile(r"(?:git@|https?://)[\w.@:-]+[:/](?:[\w.-]+/)*([\w.-]+?)(?:\.git)?(?=[\s\"'<>)]|$)")
+
+
+def infer_project(agent_prompt: str) -> str | None:
+    """The project an agent works in, from what its own system prompt says: the git remote's
+    repository name when given, else the working directory's last part."""
+    if not agent_prompt:
+        return None
+    remote = _GIT_REMOTE.search(agent_prompt)
+    if remote:
+        return remote.group(1)
+    for pattern in _CWD_PATTERNS:
+        match = pattern.search(agent_prompt)
+        if match:
+            name = match.group(1).rstrip("/").rsplit("/", 1)[-1]
+            return name or None
+    return None
 
 
 def derive_session_id(first_turns: str) -> str | None:

@@ -171,3 +171,26 @@ def test_mode_off_forwards_the_request_byte_identical(
     assert response.headers["x-mnemo-status"] == "off"
     assert fresh_upstream.chat_requests()[-1].body == body
     assert "x-mnemo-mode" not in fresh_upstream.chat_requests()[-1].headers
+
+
+def test_an_agent_gets_project_memory_with_no_header_from_its_own_prompt(
+    mnemo: RunningMnemo, fresh_upstream: UpstreamStub, unique: Callable[[str], str]
+) -> None:
+    project = unique("cwd-proj")
+    system = f"You are a coding agent.\nPrimary working directory: /home/dana/src/{project}\nIs a git repo: true"
+    api = openai.OpenAI(base_url=mnemo.openai_base, api_key="k", max_retries=0)
+    api.chat.completions.create(
+        model="m",
+        messages=[{"role": "system", "content": system}, {"role": "user", "content": "This repo uses bun."}],
+    )
+    (learned,) = mnemo.wait_for_memories(1, project=project)
+    assert learned["scope"]["project"] == project
+    fresh_upstream.requests.clear()
+    api.chat.completions.create(
+        model="m",
+        messages=[
+            {"role": "system", "content": system},
+            {"role": "user", "content": "How do I install things?"},
+        ],
+    )
+    assert "uses bun" in (injected_block(fresh_upstream.chat_requests()[-1]) or "")

@@ -15,6 +15,7 @@ from proxy.scope import (
     Scope,
     ScopeInputs,
     derive_session_id,
+    infer_project,
     is_visible,
     resolve_scope,
     scope_key,
@@ -129,3 +130,32 @@ def test_at_most_eight_keys_and_none_for_unset_levels() -> None:
     assert len(visible_scope_keys(Scope("o", "p", "u", "s"))) == 8
     assert len(visible_scope_keys(Scope("o"))) == 1
     assert scope_key(Scope("o", project="p")) != scope_key(Scope("o", user="p"))
+
+
+@pytest.mark.parametrize(
+    ("prompt", "project"),
+    [
+        (
+            "x-anthropic-billing\nPrimary working directory: /home/dana/src/acme-web\nIs a git repository: true",
+            "acme-web",
+        ),
+        (
+            "<environment_context><cwd>/work/beta-api</cwd><shell>bash</shell></environment_context>",
+            "beta-api",
+        ),
+        ("workspaces: origin git@github.com:acme/acme-web.git", "acme-web"),
+        ("Remote: https://github.com/acme/widgets.git (fetch)\nPrimary working directory: /tmp/x", "widgets"),
+        ("You are a helpful assistant.", None),
+        ("", None),
+    ],
+)
+def test_project_inferred_from_the_agents_own_prompt(prompt: str, project: str | None) -> None:
+    assert infer_project(prompt) == project
+
+
+def test_headers_and_path_beat_an_inferred_project() -> None:
+    inputs = ScopeInputs(path_project="from-path", inferred_project="from-prompt")
+    assert resolve_scope(inputs, LOCAL_PRINCIPAL).project == "from-path"
+    assert (
+        resolve_scope(ScopeInputs(inferred_project="from-prompt"), LOCAL_PRINCIPAL).project == "from-prompt"
+    )

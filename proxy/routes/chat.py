@@ -42,7 +42,7 @@ from proxy.routes.common import (
     scope_inputs,
     upstream_headers,
 )
-from proxy.scope import Mode, Principal, Scope, derive_session_id
+from proxy.scope import Mode, Principal, Scope, derive_session_id, infer_project
 from proxy.wire import openai_chat
 
 PATHS = ["/v1/chat/completions", "/chat/completions"]
@@ -76,7 +76,12 @@ async def relay_chat(
 
     # 1. resolve scope: from the principal and request metadata, never from message text
     session = derive_session_id(openai_chat.conversation_opening(body))
-    scope = scope_for(principal, scope_inputs(request.headers, path_project, body.get("user"), session))
+    inferred = (
+        infer_project(openai_chat.agent_prompt(body)) if services.policy.infer_project_from_prompt else None
+    )
+    scope = scope_for(
+        principal, scope_inputs(request.headers, path_project, body.get("user"), session, inferred)
+    )
 
     # 2. forget what the user asks to forget, before anything is recalled
     latest = openai_chat.recall_text(body)

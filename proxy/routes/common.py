@@ -31,9 +31,14 @@ def request_id(request: Request[object, object, State]) -> str:
 
 
 def scope_inputs(
-    headers: Mapping[str, str], path_project: str | None, body_user: object, derived_session: str | None
+    headers: Mapping[str, str],
+    path_project: str | None,
+    body_user: object,
+    derived_session: str | None,
+    inferred_project: str | None = None,
 ) -> ScopeInputs:
     return ScopeInputs(
+        inferred_project=inferred_project,
         header_project=headers.get("x-mnemo-project"),
         path_project=path_project,
         header_user=headers.get("x-mnemo-user"),

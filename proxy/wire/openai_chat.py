@@ -83,6 +83,16 @@ def recall_text(body: dict[str, Any], max_chars: int = 1000) -> str:
     return text[-max_chars:]
 
 
+def agent_prompt(body: dict[str, Any]) -> str:
+    """The client's own leading system and developer text (where agents describe their workspace)."""
+    parts: list[str] = []
+    for message in body["messages"]:
+        if message.get("role") not in _LEADING_ROLES:
+            break
+        parts.append(message_text(message))
+    return "\n".join(parts)
+
+
 def conversation_opening(body: dict[str, Any]) -> str:
     """System prompt plus first user message: the same on every turn of one conversation."""
     messages: list[dict[str, Any]] = body["messages"]
