@@ -177,7 +177,7 @@ def test_an_agent_gets_project_memory_with_no_header_from_its_own_prompt(
     mnemo: RunningMnemo, fresh_upstream: UpstreamStub, unique: Callable[[str], str]
 ) -> None:
     project = unique("cwd-proj")
-    system = f"You are a coding agent.\nPrimary working directory: /home/dana/src/{project}\nIs a git repo: true"
+    system = f"You are a coding agent.\nPrimary working directory: /src/{project}\nIs a git repo: true"
     api = openai.OpenAI(base_url=mnemo.openai_base, api_key="k", max_retries=0)
     api.chat.completions.create(
         model="m",
