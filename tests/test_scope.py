@@ -136,7 +136,7 @@ def test_at_most_eight_keys_and_none_for_unset_levels() -> None:
     ("prompt", "project"),
     [
         (
-            "x-anthropic-billing\nPrimary working directory: /home/dana/src/acme-web\nIs a git repository: true",
+            "x-billing\nPrimary working directory: /home/dana/src/acme-web\nIs a git repository: true",
             "acme-web",
         ),
         (
