@@ -38,6 +38,7 @@ class Candidate:
     when: str | None = None  # "last week": when the fact began to hold, as said
     previous_value: str | None = None  # "switched from npm to pnpm": the value it replaced
     previous_text_template: str | None = None
+    sentence: str = ""  # the whole sentence the span came from
 
 
 class Extractor(Protocol):

@@ -169,8 +169,9 @@ _LOG_LINE = re.compile(
     re.MULTILINE,
 )
 _CODE_LINE = re.compile(
-    r"(?:[;{}]\s*$|^\s*(?:const|let|var|function|def|class|import|from|return|public|private|#include|"
-    r"assert|if\s*\(|for\s*\()\b|//|\w\(.*\)\s*[:;]?\s*$|^\s{4,}\S)"
+    r"(?:[;{}]\s*$|^\s*(?:(?:const|let|var)\s+\w+\s*=|def\s+\w+\s*\(|class\s+\w+\s*[:(]|function\s*\w*\s*\(|"
+    r"import\s+[\w.{*]|from\s+[\w.]+\s+import\b|return\s.*[;)]\s*$|#include\b|assert\s|(?:if|for|while)\s*\()"
+    r"|(?<![:/])//|\w\(.*\)\s*[:;]?\s*$|^\s{4,}\S)"
 )
 
 
@@ -323,6 +324,7 @@ class RuleExtractor:
         if qualifier:
             text = f"{qualifier[:1].upper()}{qualifier[1:]}: {text}"
         return Candidate(
+            sentence=hit.sentence,
             qualifier=qualifier,
             when=when.group(0).lower() if when else None,
             previous_value=previous,

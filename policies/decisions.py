@@ -29,6 +29,7 @@ class Decision:
     confidence: float
     valid_from: datetime | None = None
     previous_text: str | None = None  # the replaced value's sentence, when the statement named it
+    status: str = "active"  # "quarantined": stored for review, never recalled
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +66,15 @@ def subject_label(scope: Scope) -> str:
     return f"Organisation {scope.org}"
 
 
+# Text that tries to steer the agent. In what a model or tool produced, it makes a record doubtful.
+INSTRUCTION_LIKE = re.compile(
+    r"(?i)\b(?:ignore|disregard|forget|override)\b.{0,40}\b(?:instructions?|rules?|prompts?|above|prior|previous)\b"
+    r"|\b(?:from\s+now\s+on|going\s+forward|henceforth|from\s+this\s+point|new\s+(?:rule|instructions?)"
+    r"|system\s+(?:note|override|prompt)|you\s+(?:must|are\s+now)|permanent\s+instruction)\b"
+    r"|\b(?:always|never)\s+(?:send|email|forward|upload|include|copy|cc|post|share|exfiltrate|reveal|tell|"
+    r"mention|respond|reply|trust|bypass|disable|install|download|run|use|push|deploy|set|skip|ask|add)\b"
+    r"|\[/?INST\]|</?system>|\bexfiltrat"
+)
 _NORMALISE = re.compile(r"[^\w]+", re.UNICODE)
 
 
@@ -133,8 +143,14 @@ def decide(
             refused.append(Refusal(candidate, f"the caller may not write {level_of(scope)} memories"))
             continue
         text = candidate.text_template.replace(SUBJECT_MARK, subject_label(scope))
+        doubtful = (
+            policy.quarantine_instruction_like
+            and evidence != "stated"
+            and INSTRUCTION_LIKE.search(f"{candidate.sentence} {candidate.span}") is not None
+        )
         kept.append(
             Decision(
+                status="quarantined" if doubtful else "active",
                 candidate=candidate,
                 evidence=evidence,
                 scope=scope,

@@ -37,7 +37,7 @@ from policies import (
 )
 from proxy.errors import MnemoError, StoreUnavailable
 from proxy.memory.embeddings import EmbeddingService, Vectors
-from proxy.memory.model import Evidence, Kind, Memory, Source, new_id, slot_key, utcnow
+from proxy.memory.model import Evidence, Kind, Memory, Source, Status, new_id, slot_key, utcnow
 from proxy.memory.store import ListQuery, MemoryStore
 from proxy.scope import SCOPE_LEVELS, Scope, level_of
 
@@ -190,6 +190,7 @@ class WriteReport:
     merged: int = 0
     superseded: int = 0
     refused: int = 0
+    quarantined: int = 0
 
 
 class Learner:
@@ -305,6 +306,11 @@ class Learner:
     async def _write(self, memory: Memory, vector: Vectors, report: WriteReport) -> None:
         policy, now = self.policy, utcnow()
         memory = memory.with_changes(expires_at=retention.expires_at(memory, policy, now))
+        if memory.status is Status.QUARANTINED:
+            # kept for review only: it neither merges with nor supersedes what is in force
+            await self.store.put(memory, vector)
+            report.quarantined += 1
+            return
         exact = await self.store.find_by_fingerprint(memory.scope, memory.fingerprint)
         if exact is not None and memory.key is None:
             await self.store.mark_seen(exact, expires_at=retention.expires_at(exact, policy, now))
@@ -390,6 +396,7 @@ def to_memory(job: ExtractionJob, decision: Decision, embedding_model: str) -> M
         fingerprint=decision.fingerprint,
         last_seen_at=decision.observed_at,
         embedding_model=embedding_model,
+        status=Status(decision.status),
         extra={k: v for k, v in candidate.fields.items() if k in _EXTRA_FIELDS},
     )
 
