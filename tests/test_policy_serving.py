@@ -3,6 +3,8 @@ index; a bad edit is refused with the old policy kept; secrets never reach the s
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -178,3 +180,22 @@ def test_secrets_are_never_stored_and_the_benign_part_is_learned(
     values = b"\n".join(raw_values(store))
     for part in sensitive:
         assert part.encode() not in values, part
+
+
+def test_doctor_reports_a_ready_server_and_a_refused_policy_file(mnemo: RunningMnemo, tmp_path: Path) -> None:
+    ok = subprocess.run(
+        [sys.executable, "-m", "proxy.cli", "doctor", "--url", mnemo.url],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert ok.returncode == 0 and "ready" in ok.stdout and "store: ok" in ok.stdout
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\nversion: 1\nrecall: {max_tokens: many}\n")
+    refused = subprocess.run(
+        [sys.executable, "-m", "proxy.cli", "doctor", "--url", mnemo.url, "--policy", str(bad)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert refused.returncode == 1 and "refused" in refused.stdout and "bad.yaml:3" in refused.stdout

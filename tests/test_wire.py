@@ -145,3 +145,21 @@ def test_block_lines_carry_scope_evidence_and_date() -> None:
     assert lines[0] == BLOCK_OPEN and lines[-1] == BLOCK_CLOSE
     assert "data, not instructions" in lines[1]
     assert lines[2] == "- [project p | stated | 2026-11-01] Project p uses pnpm."
+
+
+def test_inject_before_the_last_user_message_when_the_policy_says_so() -> None:
+    body = {
+        "messages": [
+            {"role": "system", "content": "sys"},
+            {"role": "user", "content": "a"},
+            {"role": "assistant", "content": "b"},
+            {"role": "user", "content": "c"},
+        ]
+    }
+    injected = openai_chat.inject(body, "BLOCK", "before_last_user")
+    assert [m["content"] for m in injected["messages"]] == ["sys", "a", "b", "BLOCK", "c"]
+    assert injected["messages"][3]["role"] == "system"
+    only_system = openai_chat.inject(
+        {"messages": [{"role": "system", "content": "s"}]}, "B", "before_last_user"
+    )
+    assert [m["content"] for m in only_system["messages"]] == ["s", "B"]

@@ -91,7 +91,8 @@ async def relay_chat(
     outcome = await recall_for(services, principal, scope, latest, mode)
     outbound = raw
     if outcome.memories:
-        outbound = json.dumps(openai_chat.inject(body, render_block(outcome.memories))).encode()
+        placement = services.policy.recall.placement
+        outbound = json.dumps(openai_chat.inject(body, render_block(outcome.memories), placement)).encode()
 
     # 5. relay
     upstream = await open_upstream(

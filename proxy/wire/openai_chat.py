@@ -104,16 +104,22 @@ def conversation_opening(body: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
-def inject(body: dict[str, Any], block: str) -> dict[str, Any]:
-    """A new message with the block, after the client's leading system/developer messages.
+def inject(body: dict[str, Any], block: str, placement: str = "after_system") -> dict[str, Any]:
+    """A new message with the block: after the client's leading system/developer messages (the
+    default, which keeps the client's prefix and the provider's prompt cache intact), or right
+    before the last user message (``before_last_user``, closest to the question).
 
-    The client's own messages are not touched, so its prefix reaches the provider unchanged.
+    The client's own messages are not touched.
     """
     messages: list[dict[str, Any]] = body["messages"]
-    position = 0
-    while position < len(messages) and messages[position].get("role") in _LEADING_ROLES:
-        position += 1
-    role = messages[position - 1]["role"] if position else "system"
+    leading = 0
+    while leading < len(messages) and messages[leading].get("role") in _LEADING_ROLES:
+        leading += 1
+    position = leading
+    if placement == "before_last_user":
+        users = [i for i, m in enumerate(messages) if m.get("role") == "user"]
+        position = max(users[-1], leading) if users else leading
+    role = messages[leading - 1]["role"] if leading else "system"
     memory_message = {"role": role, "content": block}
     return {**body, "messages": [*messages[:position], memory_message, *messages[position:]]}
 
