@@ -71,8 +71,10 @@ def commit() -> str:
         head = subprocess.run(
             ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
         ).stdout.strip()
+        # code only: the results log itself changes with every run
+        code = ["proxy", "extractors", "policies", "bench", ":!bench/RESULTS.md"]
         dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--", "proxy", "extractors", "policies", "bench"],
+            ["git", "status", "--porcelain", "--", *code],
             cwd=ROOT,
             capture_output=True,
             text=True,
