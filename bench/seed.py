@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import random
-from datetime import UTC, datetime
 
 import numpy as np
 
 from proxy.memory.embeddings import Embedder
-from proxy.memory.model import Evidence, Kind, Memory, Source, new_id
+from proxy.memory.model import Memory
 from proxy.memory.redis_store import RedisMemoryStore, hash_row
 from proxy.scope import Scope
+from tests.helpers import memory_record
 
 BENCH_SCOPE = Scope(org="local", project="bench-proj", user="bench-user")
 IN_SCOPE_FACTS = [
@@ -69,20 +69,7 @@ _WORDS = [
 
 
 def _memory(scope: Scope, text: str) -> Memory:
-    now = datetime.now(UTC)
-    return Memory(
-        id=new_id(),
-        kind=Kind.SEMANTIC,
-        text=text,
-        scope=scope,
-        evidence=Evidence.STATED,
-        confidence=0.9,
-        source=Source(role="user", request_id="seed", message_index=0, message_sha256="", span=text),
-        observed_at=now,
-        valid_from=now,
-        policy="bench",
-        extractor="bench.seed",
-    )
+    return memory_record(scope, text, policy="bench", extractor="bench.seed")
 
 
 BIG_SCOPE = Scope(org="local", project="big-proj")

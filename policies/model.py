@@ -7,9 +7,12 @@ import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 
-LEVELS = ("org", "project", "user", "session")
-KINDS = ("semantic", "procedural", "episodic", "reflection")
-EVIDENCE = ("stated", "inferred", "imported", "admin")
+from proxy.memory.model import Evidence, Kind
+from proxy.scope import SCOPE_LEVELS
+
+LEVELS = SCOPE_LEVELS
+KINDS = tuple(kind.value for kind in Kind)
+EVIDENCE = tuple(evidence.value for evidence in Evidence)
 
 
 @dataclass(frozen=True, slots=True)
