@@ -99,7 +99,10 @@ def mnemo(
     store: EmbeddedStore, upstream: UpstreamStub, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[RunningMnemo]:
     settings = Settings(
-        redis_url=store.url, upstream_url=upstream.url, data_dir=tmp_path_factory.mktemp("data")
+        redis_url=store.url,
+        upstream_url=upstream.url,
+        anthropic_upstream_url=upstream.anthropic_url,
+        data_dir=tmp_path_factory.mktemp("data"),
     )
     running = serve_mnemo(settings)
     yield running

@@ -53,6 +53,56 @@ def chat_chunks(text: str, model: str = "stub-model") -> list[bytes]:
     return frames
 
 
+def anthropic_events(text: str, model: str = "claude-stub") -> list[bytes]:
+    """The SSE events of a streamed Anthropic message saying ``text``, one word a delta."""
+
+    def event(name: str, data: dict[str, Any]) -> bytes:
+        return f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
+
+    frames = [
+        event(
+            "message_start",
+            {
+                "type": "message_start",
+                "message": {
+                    "id": "msg_stub",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": model,
+                    "content": [],
+                    "stop_reason": None,
+                    "usage": {"input_tokens": 1, "output_tokens": 0},
+                },
+            },
+        ),
+        event(
+            "content_block_start",
+            {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        ),
+        event("ping", {"type": "ping"}),
+    ]
+    for word in text.split(" "):
+        frames.append(
+            event(
+                "content_block_delta",
+                {
+                    "type": "content_block_delta",
+                    "index": 0,
+                    "delta": {"type": "text_delta", "text": word + " "},
+                },
+            )
+        )
+    frames += [
+        event("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        event(
+            "message_delta",
+            {"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 3}},
+        ),
+        event("message_stop", {"type": "message_stop"}),
+    ]
+    return frames
+
+
 @dataclass
 class UpstreamStub:
     reply: str = "Sure, here is what I know."
@@ -65,6 +115,13 @@ class UpstreamStub:
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def anthropic_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def messages_requests(self) -> list[Recorded]:
+        return [r for r in self.requests if r.path.endswith("/v1/messages")]
 
     def chat_requests(self) -> list[Recorded]:
         return [r for r in self.requests if r.path.endswith("/chat/completions")]
@@ -89,6 +146,8 @@ class UpstreamStub:
         self.requests.append(record)
         if scope["path"].endswith("/chat/completions"):
             await self._chat(record, send)
+        elif scope["path"].endswith("/v1/messages"):
+            await self._messages(record, send)
         elif scope["path"].endswith("/embeddings") and b'"stub-embedder"' in body:
             await self._embeddings(record, send)
         else:
@@ -134,6 +193,42 @@ class UpstreamStub:
             "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
         }
         await _respond(send, 200, completion)
+
+    async def _messages(self, record: Recorded, send: Send) -> None:
+        """Anthropic Messages: a canned reply, or its event stream (message_start ... message_stop)."""
+        payload = record.json()
+        if payload.get("model") == "error-model":
+            await _respond(
+                send, 529, {"type": "error", "error": {"type": "overloaded_error", "message": "busy"}}
+            )
+            return
+        model = payload.get("model", "claude-stub")
+        if not payload.get("stream"):
+            await _respond(
+                send,
+                200,
+                {
+                    "id": "msg_stub",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": model,
+                    "content": [{"type": "text", "text": self.reply}],
+                    "stop_reason": "end_turn",
+                    "usage": {"input_tokens": 1, "output_tokens": 1},
+                },
+            )
+            return
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"text/event-stream; charset=utf-8")],
+            }
+        )
+        for frame in anthropic_events(self.reply, model):
+            await send({"type": "http.response.body", "body": frame, "more_body": True})
+            await asyncio.sleep(self.chunk_delay_s)
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
 
     async def _embeddings(self, record: Recorded, send: Send) -> None:
         """Deterministic 8-d vectors from the text's bytes, in reverse order to check re-sorting."""

@@ -1,49 +1,16 @@
-"""POST /v1/chat/completions (OpenAI), streamed and not.
-
-resolve scope -> forget (if asked) -> recall -> inject -> relay (stream back, tee) -> enqueue learning.
-"""
+"""POST /v1/chat/completions (OpenAI), streamed and not, through the memory relay."""
 
 from __future__ import annotations
 
-import hashlib
-import json
-from dataclasses import replace
-from typing import Any
-
 from litestar import Request, post
-from litestar.background_tasks import BackgroundTask
 from litestar.datastructures import State
 from litestar.di import NamedDependency
 from litestar.params import FromPath
 from litestar.response import Response, Stream
 
-from extractors import Turn
-from policies import Policy
-from policies.secrets import redact, secret_matcher
-from proxy.auth import authenticate
-from proxy.jobs import ExtractionJob
 from proxy.lifespan import Services
-from proxy.memory.model import utcnow
-from proxy.recall import Stopwatch, render_block
-from proxy.relay import (
-    UpstreamRequest,
-    open_upstream,
-    relay_body,
-    response_headers,
-    upstream_url,
-)
-from proxy.routes.common import (
-    STREAM_HEADERS,
-    forget_requested,
-    mnemo_headers,
-    recall_for,
-    request_id,
-    scope_for,
-    scope_inputs,
-    upstream_headers,
-)
-from proxy.scope import Mode, Principal, Scope, derive_session_id, infer_project
-from proxy.wire import openai_chat
+from proxy.routes.memory_relay import relay_with_memory
+from proxy.wire.openai_chat import OPENAI_CHAT
 
 PATHS = ["/v1/chat/completions", "/chat/completions"]
 PROJECT_PATHS = ["/p/{project:str}/v1/chat/completions", "/p/{project:str}/chat/completions"]
@@ -54,128 +21,11 @@ _OPT = {"api": "openai"}
 async def chat_completions(
     request: Request[object, object, State], services: NamedDependency[Services]
 ) -> Response[bytes] | Stream:
-    return await relay_chat(request, services, path_project=None)
+    return await relay_with_memory(request, services, None, OPENAI_CHAT)
 
 
 @post(PROJECT_PATHS, opt=_OPT, include_in_schema=False)
 async def project_chat_completions(
     request: Request[object, object, State], services: NamedDependency[Services], project: FromPath[str]
 ) -> Response[bytes] | Stream:
-    return await relay_chat(request, services, path_project=project)
-
-
-async def relay_chat(
-    request: Request[object, object, State], services: NamedDependency[Services], path_project: str | None
-) -> Response[bytes] | Stream:
-    clock = Stopwatch()
-    req_id = request_id(request)
-    principal = authenticate(request.headers, services.policy)  # 401 here: nothing read, nothing relayed
-    raw = await request.body()
-    body = openai_chat.parse_request(raw)
-    mode = Mode.parse(request.headers.get("x-mnemo-mode"))
-
-    # 1. resolve scope: from the principal and request metadata, never from message text
-    session = derive_session_id(openai_chat.conversation_opening(body))
-    inferred = (
-        infer_project(openai_chat.agent_prompt(body)) if services.policy.infer_project_from_prompt else None
-    )
-    scope = scope_for(
-        principal, scope_inputs(request.headers, path_project, body.get("user"), session, inferred)
-    )
-
-    # 2. forget what the user asks to forget, before anything is recalled
-    latest = openai_chat.recall_text(body)
-    forgotten = await forget_requested(services, principal, scope, latest, mode)
-
-    # 3. recall, 4. inject: the client's own messages stay as they are; no memories, no change
-    outcome = await recall_for(services, principal, scope, latest, mode)
-    outbound = raw
-    if outcome.memories:
-        placement = services.policy.recall.placement
-        outbound = json.dumps(openai_chat.inject(body, render_block(outcome.memories), placement)).encode()
-
-    # 5. relay
-    upstream = await open_upstream(
-        services.http,
-        UpstreamRequest(
-            method="POST",
-            url=upstream_url(services.settings.upstream_url, "chat/completions", request.url.query or ""),
-            headers=upstream_headers(services.policy, request.headers, identity_encoding=True),
-            content=outbound,
-        ),
-    )
-    headers = mnemo_headers(mode, outcome, forgotten, clock.ms(), req_id)
-    learn = mode.learns and upstream.status_code < 400
-    if not openai_chat.is_streaming(body):
-        content = await upstream.aread()
-        await upstream.aclose()
-        reply, model = openai_chat.reply_from_completion(content)
-        job = _job(services.policy, principal, request, body, scope, req_id, reply, model) if learn else None
-        return Response(
-            content=content,
-            status_code=upstream.status_code,
-            headers=response_headers(upstream, headers),
-            media_type=upstream.headers.get("content-type", "application/json"),
-            background=BackgroundTask(services.enqueue, job) if job else None,
-        )
-
-    # 6. tee the relayed bytes; 7. enqueue once the whole reply went out (a cut-short reply is not learned)
-    assembler = openai_chat.ChatStreamAssembler()
-
-    def on_close(exhausted: bool) -> None:
-        if learn and (exhausted or assembler.finished):
-            job = _job(
-                services.policy, principal, request, body, scope, req_id, assembler.reply, assembler.model
-            )
-            if job is not None:
-                services.spawn(services.enqueue(job))
-
-    return Stream(
-        relay_body(upstream, "openai", tee=assembler.feed, on_close=on_close),
-        status_code=upstream.status_code,
-        headers=response_headers(upstream, {**headers, **STREAM_HEADERS}),
-        media_type=upstream.headers.get("content-type", "text/event-stream"),
-    )
-
-
-def _job(
-    policy: Policy,
-    principal: Principal,
-    request: Request[object, object, State],
-    body: dict[str, Any],
-    scope: Scope,
-    req_id: str,
-    reply: str,
-    model: str | None,
-) -> ExtractionJob | None:
-    turns = openai_chat.latest_user_turns(body)
-    if not turns:
-        return None
-    hashes = openai_chat.message_hashes(body, [t.index for t in turns])
-    answered = openai_chat.previous_reply(body, turns[0].index)
-    if answered is not None:
-        # Read only to recognise a correction of it ("No, use yarn"); never learned from again.
-        turns = [answered, *turns]
-    if reply:
-        # The reply is learned from too, as inferred; it sits right after the request's messages.
-        reply_turn = Turn(role="assistant", text=reply, index=len(body["messages"]))
-        turns = [*turns, reply_turn]
-        hashes[reply_turn.index] = hashlib.sha256(reply.encode()).hexdigest()
-    # Secrets are cut before the job is queued: the queue is persisted, and must never hold one.
-    matcher = secret_matcher(policy.secret_patterns)
-    turns = [replace(turn, text=redact(turn.text, matcher)) for turn in turns]
-    return ExtractionJob(
-        request_id=req_id,
-        scope=scope,
-        turns=turns,
-        observed_at=utcnow(),
-        api="openai.chat",
-        client=request.headers.get("user-agent"),
-        model=model or _str_or_none(body.get("model")),
-        message_hashes=hashes,
-        writable=tuple(sorted(principal.write)),
-    )
-
-
-def _str_or_none(value: object) -> str | None:
-    return value if isinstance(value, str) else None
+    return await relay_with_memory(request, services, project, OPENAI_CHAT)

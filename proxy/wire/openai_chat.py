@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from extractors import Turn, clean_text
 from proxy.errors import BadRequest
+from proxy.settings import Settings
+from proxy.wire.errors import ApiShape
 from proxy.wire.sse import SSEParser
 
 _LEADING_ROLES = ("system", "developer")
@@ -185,3 +188,40 @@ def reply_from_completion(raw: bytes) -> tuple[str, str | None]:
         return (message.get("content") or "", payload.get("model"))
     except (ValueError, KeyError, IndexError, TypeError):
         return "", None
+
+
+class OpenAIChat:
+    """The ``WireApi`` of OpenAI Chat Completions."""
+
+    name = "openai.chat"
+    shape: ApiShape = "openai"
+
+    def upstream(self, settings: Settings) -> tuple[str, str]:
+        return settings.upstream_url, "chat/completions"
+
+    parse = staticmethod(parse_request)
+    latest_user_turns = staticmethod(latest_user_turns)
+    previous_reply = staticmethod(previous_reply)
+    recall_text = staticmethod(recall_text)
+    agent_prompt = staticmethod(agent_prompt)
+    conversation_opening = staticmethod(conversation_opening)
+    inject = staticmethod(inject)
+    is_streaming = staticmethod(is_streaming)
+    message_hashes = staticmethod(message_hashes)
+    reply_of = staticmethod(reply_from_completion)
+
+    def body_user(self, body: dict[str, Any]) -> str | None:
+        user = body.get("user")
+        return user if isinstance(user, str) else None
+
+    def client_session(self, headers: Mapping[str, str], body: dict[str, Any]) -> str | None:
+        return None
+
+    def assembler(self) -> ChatStreamAssembler:
+        return ChatStreamAssembler()
+
+    def message_count(self, body: dict[str, Any]) -> int:
+        return len(body["messages"])
+
+
+OPENAI_CHAT = OpenAIChat()
