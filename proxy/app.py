@@ -13,7 +13,7 @@ from litestar.openapi import OpenAPIConfig
 from proxy.errors import BadRequest
 from proxy.lifespan import Models, services_lifespan
 from proxy.relay import UpstreamError
-from proxy.routes import admin, chat, health, messages, passthrough
+from proxy.routes import admin, chat, health, messages, passthrough, responses
 from proxy.routes.common import provide_services
 from proxy.settings import Settings
 from proxy.wire.errors import ApiShape, error_bytes
@@ -63,6 +63,8 @@ def create_app(settings: Settings, models: Models | None = None) -> Litestar:
         route_handlers=[
             chat.chat_completions,
             chat.project_chat_completions,
+            responses.responses,
+            responses.project_responses,
             messages.messages,
             messages.project_messages,
             messages.count_tokens,

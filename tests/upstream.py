@@ -103,6 +103,87 @@ def anthropic_events(text: str, model: str = "claude-stub") -> list[bytes]:
     return frames
 
 
+def response_object(text: str, model: str, status: str) -> dict[str, Any]:
+    output = (
+        []
+        if status != "completed"
+        else [
+            {
+                "id": "msg_1",
+                "type": "message",
+                "role": "assistant",
+                "status": "completed",
+                "content": [{"type": "output_text", "text": text, "annotations": []}],
+            }
+        ]
+    )
+    return {
+        "id": "resp_stub",
+        "object": "response",
+        "created_at": 1,
+        "model": model,
+        "status": status,
+        "output": output,
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+        "usage": {
+            "input_tokens": 1,
+            "output_tokens": 1,
+            "total_tokens": 2,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens_details": {"reasoning_tokens": 0},
+        },
+    }
+
+
+def responses_events(text: str, model: str = "gpt-stub") -> list[bytes]:
+    """The named events of a streamed Responses reply, with sequence numbers, no [DONE]."""
+    events: list[tuple[str, dict[str, Any]]] = [
+        ("response.created", {"response": response_object("", model, "in_progress")}),
+        (
+            "response.output_item.added",
+            {
+                "output_index": 0,
+                "item": {
+                    "id": "msg_1",
+                    "type": "message",
+                    "role": "assistant",
+                    "status": "in_progress",
+                    "content": [],
+                },
+            },
+        ),
+        (
+            "response.content_part.added",
+            {
+                "output_index": 0,
+                "item_id": "msg_1",
+                "content_index": 0,
+                "part": {"type": "output_text", "text": "", "annotations": []},
+            },
+        ),
+    ]
+    for word in text.split(" "):
+        events.append(
+            (
+                "response.output_text.delta",
+                {"output_index": 0, "item_id": "msg_1", "content_index": 0, "delta": word + " "},
+            )
+        )
+    events += [
+        (
+            "response.output_text.done",
+            {"output_index": 0, "item_id": "msg_1", "content_index": 0, "text": text},
+        ),
+        ("response.completed", {"response": response_object(text, model, "completed")}),
+    ]
+    return [
+        f"event: {name}\ndata: {json.dumps({'type': name, 'sequence_number': number, **data})}\n\n".encode()
+        for number, (name, data) in enumerate(events)
+    ]
+
+
 @dataclass
 class UpstreamStub:
     reply: str = "Sure, here is what I know."
@@ -119,6 +200,9 @@ class UpstreamStub:
     @property
     def anthropic_url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
+
+    def responses_requests(self) -> list[Recorded]:
+        return [r for r in self.requests if r.path.endswith("/v1/responses")]
 
     def messages_requests(self) -> list[Recorded]:
         return [r for r in self.requests if r.path.endswith("/v1/messages")]
@@ -148,6 +232,8 @@ class UpstreamStub:
             await self._chat(record, send)
         elif scope["path"].endswith("/v1/messages"):
             await self._messages(record, send)
+        elif scope["path"].endswith("/v1/responses"):
+            await self._responses(record, send)
         elif scope["path"].endswith("/embeddings") and b'"stub-embedder"' in body:
             await self._embeddings(record, send)
         else:
@@ -226,6 +312,25 @@ class UpstreamStub:
             }
         )
         for frame in anthropic_events(self.reply, model):
+            await send({"type": "http.response.body", "body": frame, "more_body": True})
+            await asyncio.sleep(self.chunk_delay_s)
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    async def _responses(self, record: Recorded, send: Send) -> None:
+        """OpenAI Responses: a response object, or its named-event stream ending in response.completed."""
+        payload = record.json()
+        model = payload.get("model", "gpt-stub")
+        if not payload.get("stream"):
+            await _respond(send, 200, response_object(self.reply, model, "completed"))
+            return
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"text/event-stream; charset=utf-8")],
+            }
+        )
+        for frame in responses_events(self.reply, model):
             await send({"type": "http.response.body", "body": frame, "more_body": True})
             await asyncio.sleep(self.chunk_delay_s)
         await send({"type": "http.response.body", "body": b"", "more_body": False})
