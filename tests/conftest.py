@@ -114,6 +114,8 @@ def fresh_upstream(upstream: UpstreamStub) -> UpstreamStub:
     upstream.requests.clear()
     upstream.reply = "Sure, here is what I know."
     upstream.chunk_delay_s = 0.01
+    upstream.first_chunk_delay_s = 0.0
+    upstream.disconnected_at = None
     return upstream
 
 

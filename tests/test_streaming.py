@@ -119,3 +119,42 @@ def test_other_v1_routes_pass_through_untouched(mnemo: RunningMnemo, fresh_upstr
         "body_bytes": len(payload),
     }
     assert fresh_upstream.requests[-1].body == payload
+
+
+@pytest.mark.parametrize("before_first_token", [False, True])
+def test_a_client_that_disconnects_closes_the_upstream_within_a_second(
+    mnemo: RunningMnemo, fresh_upstream: UpstreamStub, unique: Callable[[str], str], before_first_token: bool
+) -> None:
+    fresh_upstream.first_chunk_delay_s = 5.0 if before_first_token else 0.0
+    project = unique("disconnect")
+    body = {
+        "model": "slow-model",
+        "stream": True,
+        "messages": [{"role": "user", "content": "We use Vitest."}],
+    }
+    with httpx.stream(
+        "POST",
+        f"{mnemo.openai_base}/chat/completions",
+        json=body,
+        timeout=30,
+        headers={"x-mnemo-project": project},
+    ) as response:
+        if not before_first_token:
+            received = b""
+            for chunk in response.iter_raw():  # until the reply has stated a fact, then hang up
+                received += chunk
+                if b"3.12" in received:
+                    break
+        else:
+            time.sleep(0.3)
+        closed_at = time.monotonic()
+    deadline = closed_at + 1.0
+    while fresh_upstream.disconnected_at is None and time.monotonic() < deadline + 1:
+        time.sleep(0.02)
+    assert fresh_upstream.disconnected_at is not None
+    assert fresh_upstream.disconnected_at - closed_at < 1.0
+    # what the user said is learned; the reply cut short is not, though its first words state a fact
+    (learned,) = mnemo.wait_for_memories(1, project=project)
+    assert learned["value"] == "Vitest" and learned["source"]["role"] == "user"
+    time.sleep(0.5)
+    assert [m["value"] for m in mnemo.memories(project=project)] == ["Vitest"]

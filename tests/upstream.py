@@ -188,6 +188,8 @@ def responses_events(text: str, model: str = "gpt-stub") -> list[bytes]:
 class UpstreamStub:
     reply: str = "Sure, here is what I know."
     chunk_delay_s: float = 0.01
+    first_chunk_delay_s: float = 0.0
+    disconnected_at: float | None = None
     requests: list[Recorded] = field(default_factory=list)
     port: int = 0
     _server: uvicorn.Server | None = None
@@ -228,7 +230,9 @@ class UpstreamStub:
         headers = {k.decode().lower(): v.decode() for k, v in scope["headers"]}
         record = Recorded(scope["method"], scope["path"], scope["query_string"].decode(), headers, body)
         self.requests.append(record)
-        if scope["path"].endswith("/chat/completions"):
+        if scope["path"].endswith("/chat/completions") and record.json().get("model") == "slow-model":
+            await self._slow_stream(receive, send)
+        elif scope["path"].endswith("/chat/completions"):
             await self._chat(record, send)
         elif scope["path"].endswith("/v1/messages"):
             await self._messages(record, send)
@@ -238,6 +242,35 @@ class UpstreamStub:
             await self._embeddings(record, send)
         else:
             await self._echo(record, send)
+
+    async def _slow_stream(self, receive: Receive, send: Send) -> None:
+        """A stream that waits ``first_chunk_delay_s`` before its first frame and then trickles,
+        noting when the proxy closes the connection (``disconnected_at``)."""
+
+        async def watch() -> None:
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            self.disconnected_at = time.monotonic()
+
+        watcher = asyncio.create_task(watch())
+        try:
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 200,
+                    "headers": [(b"content-type", b"text/event-stream")],
+                }
+            )
+            await asyncio.sleep(self.first_chunk_delay_s)
+            for frame in chat_chunks("I've upgraded the project to Python 3.12 and then" + " slowly" * 40):
+                if watcher.done():
+                    return
+                await send({"type": "http.response.body", "body": frame, "more_body": True})
+                await asyncio.sleep(0.2)
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+        finally:
+            await asyncio.sleep(0.05)
+            watcher.cancel()
 
     async def _chat(self, record: Recorded, send: Send) -> None:
         payload = record.json()

@@ -98,13 +98,14 @@ async def relay_with_memory(
             background=BackgroundTask(services.enqueue, job) if job else None,
         )
 
-    # 6. tee the relayed bytes; 7. enqueue once the whole reply went out (a cut-short reply is not learned)
+    # 6. tee the relayed bytes; 7. enqueue when the relay ends
     assembler = api.assembler()
 
     def on_close(exhausted: bool) -> None:
-        if learn and (exhausted or assembler.finished):
-            reply, model = assembler.reply, assembler.model
-            job = _job(api, services.policy, principal, request, body, scope, req_id, reply, model)
+        if learn:
+            # A reply cut short (either side closed early) is not learned from; what the user said is.
+            reply = assembler.reply if exhausted or assembler.finished else ""
+            job = _job(api, services.policy, principal, request, body, scope, req_id, reply, assembler.model)
             if job is not None:
                 services.spawn(services.enqueue(job))
 
