@@ -55,6 +55,10 @@ class Services:
     def policy(self) -> Policy:
         return self.policies.policy
 
+    def upstream_deadline(self) -> float:
+        """Event-loop time by which an upstream answer must be complete."""
+        return asyncio.get_running_loop().time() + self.settings.upstream_total_timeout_s
+
     def recall_settings(self) -> RecallSettings:
         """The policy's recall budget, with the server's own timeout."""
         budget = self.policy.recall
@@ -93,7 +97,7 @@ def upstream_client(settings: Settings) -> httpx.AsyncClient:
     timeout = httpx.Timeout(
         connect=settings.upstream_connect_timeout_s,
         read=settings.upstream_read_timeout_s,
-        write=settings.upstream_read_timeout_s,
+        write=settings.upstream_read_timeout_s,  # a stalled upload counts like a stalled answer
         pool=settings.upstream_connect_timeout_s,
     )
     limits = httpx.Limits(max_connections=512, max_keepalive_connections=128)

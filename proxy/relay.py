@@ -6,6 +6,7 @@ generator's ``finally``: a client that disconnects closes the upstream request t
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
@@ -86,17 +87,40 @@ def upstream_url(base: str, path: str, query: str) -> str:
     return f"{url}?{query}" if query else url
 
 
-async def open_upstream(client: httpx.AsyncClient, request: UpstreamRequest) -> httpx.Response:
-    """Send and wait for the status line and headers; the body stays unread."""
+async def open_upstream(
+    client: httpx.AsyncClient, request: UpstreamRequest, first_byte_timeout_s: float | None = None
+) -> httpx.Response:
+    """Send and wait for the status line and headers (at most ``first_byte_timeout_s``); the body
+    stays unread."""
     outgoing = client.build_request(
         request.method, request.url, headers=request.headers, content=request.content
     )
     try:
-        return await client.send(outgoing, stream=True)
+        async with asyncio.timeout(first_byte_timeout_s):
+            return await client.send(outgoing, stream=True)
+    except TimeoutError as exc:
+        raise UpstreamError(
+            f"upstream did not start answering within {first_byte_timeout_s:g} s", 504
+        ) from exc
     except httpx.TimeoutException as exc:
         raise UpstreamError(f"upstream did not answer in time ({type(exc).__name__})", 504) from exc
     except httpx.HTTPError as exc:
         raise UpstreamError(f"upstream unreachable: {exc}", 502) from exc
+
+
+async def read_body(upstream: httpx.Response, deadline: float | None) -> bytes:
+    """The whole (non-streamed) body, by the ``deadline`` (event-loop time) or a 504."""
+    try:
+        async with asyncio.timeout_at(deadline):
+            return await upstream.aread()
+    except TimeoutError as exc:
+        raise UpstreamError("upstream did not finish its answer in time", 504) from exc
+    except httpx.TimeoutException as exc:
+        raise UpstreamError(f"upstream stalled ({type(exc).__name__})", 504) from exc
+    except httpx.HTTPError as exc:
+        raise UpstreamError(f"upstream broke off: {exc}", 502) from exc
+    finally:
+        await upstream.aclose()
 
 
 async def relay_body(
@@ -104,15 +128,29 @@ async def relay_body(
     shape: ApiShape,
     tee: Callable[[bytes], None] | None = None,
     on_close: Callable[[bool], None] | None = None,
+    deadline: float | None = None,
 ) -> AsyncIterator[bytes]:
     """Yield the upstream's bytes as they arrive, feeding a copy to ``tee``.
 
     ``on_close(exhausted)`` runs however the relay ends (a client that disconnects included);
-    ``exhausted`` says whether the whole upstream body went through.
+    ``exhausted`` says whether the whole upstream body went through. Past ``deadline`` (event-loop
+    time) the stream ends with an error event in the API's shape: headers went out long ago.
     """
     exhausted = False
+    chunks = upstream.aiter_raw().__aiter__()
+    loop = asyncio.get_running_loop()
     try:
-        async for chunk in upstream.aiter_raw():
+        while True:
+            try:
+                if deadline is None:
+                    chunk = await chunks.__anext__()
+                else:
+                    chunk = await asyncio.wait_for(chunks.__anext__(), max(0.0, deadline - loop.time()))
+            except StopAsyncIteration:
+                break
+            except TimeoutError:
+                yield stream_error_frame(shape, 504, "upstream did not finish its answer in time")
+                return
             if tee is not None:
                 tee(chunk)
             yield chunk

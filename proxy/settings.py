@@ -23,6 +23,11 @@ ENV_VARS: dict[str, str] = {
     "embedding_url": "MNEMO_EMBEDDING_URL",
     "embedding_model": "MNEMO_EMBEDDING_MODEL",
     "embedding_api_key": "MNEMO_EMBEDDING_API_KEY",
+    "upstream_connect_timeout_s": "MNEMO_UPSTREAM_CONNECT_TIMEOUT",
+    "upstream_first_byte_timeout_s": "MNEMO_UPSTREAM_FIRST_BYTE_TIMEOUT",
+    "upstream_read_timeout_s": "MNEMO_UPSTREAM_READ_TIMEOUT",
+    "upstream_total_timeout_s": "MNEMO_UPSTREAM_TOTAL_TIMEOUT",
+    "max_body_bytes": "MNEMO_MAX_BODY_BYTES",
 }
 
 
@@ -59,7 +64,9 @@ class Settings:
     embedding_model: str | None = None
     embedding_api_key: str | None = None
     upstream_connect_timeout_s: float = 10.0
-    upstream_read_timeout_s: float = 600.0
+    upstream_first_byte_timeout_s: float = 300.0  # until the status line: models can think long
+    upstream_read_timeout_s: float = 300.0  # between two chunks of the body
+    upstream_total_timeout_s: float = 1800.0
     store_timeout_s: float = 0.5
     max_body_bytes: int = 32 * 1024 * 1024
     recall: RecallSettings = field(default_factory=RecallSettings)
@@ -83,11 +90,19 @@ class Settings:
         if unknown:
             raise ConfigError(f"unknown settings: {', '.join(sorted(unknown))}")
         coerced: dict[str, Any] = dict(values)
-        try:
-            if "port" in coerced:
-                coerced["port"] = int(coerced["port"])
-        except ValueError as exc:
-            raise ConfigError(f"port must be a number, got {values['port']!r}") from exc
+        for name, kind in (
+            ("port", int),
+            ("max_body_bytes", int),
+            ("upstream_connect_timeout_s", float),
+            ("upstream_first_byte_timeout_s", float),
+            ("upstream_read_timeout_s", float),
+            ("upstream_total_timeout_s", float),
+        ):
+            if name in coerced:
+                try:
+                    coerced[name] = kind(coerced[name])
+                except (TypeError, ValueError) as exc:
+                    raise ConfigError(f"{name} must be a number, got {values[name]!r}") from exc
         for name in ("data_dir", "policy_file"):
             if coerced.get(name) is not None:
                 coerced[name] = Path(coerced[name]).expanduser()

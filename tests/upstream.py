@@ -53,6 +53,38 @@ def chat_chunks(text: str, model: str = "stub-model") -> list[bytes]:
     return frames
 
 
+def tool_call_chunks() -> list[bytes]:
+    """A chat stream with two parallel tool calls whose arguments arrive interleaved, then usage."""
+    base = {"id": "chatcmpl-tools", "object": "chat.completion.chunk", "created": 1, "model": "tools-model"}
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+        data = {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+        return f"data: {json.dumps(data)}\n\n".encode()
+
+    def call(
+        index: int, arguments: str, call_id: str | None = None, name: str | None = None
+    ) -> dict[str, Any]:
+        entry: dict[str, Any] = {"index": index, "function": {"arguments": arguments}}
+        if call_id:
+            entry.update(id=call_id, type="function")
+            entry["function"]["name"] = name
+        return entry
+
+    usage = {**base, "choices": [], "usage": {"prompt_tokens": 5, "completion_tokens": 7, "total_tokens": 12}}
+    return [
+        chunk({"role": "assistant", "content": None}),
+        chunk({"tool_calls": [call(0, "", "call_a", "read_file")]}),
+        chunk({"tool_calls": [call(1, "", "call_b", "run")]}),
+        chunk({"tool_calls": [call(0, '{"path": ')]}),
+        chunk({"tool_calls": [call(1, '{"cmd": "pnpm')]}),
+        chunk({"tool_calls": [call(0, '"a.py"}')]}),
+        chunk({"tool_calls": [call(1, ' test"}')]}),
+        chunk({}, "tool_calls"),
+        f"data: {json.dumps(usage)}\n\n".encode(),
+        b"data: [DONE]\n\n",
+    ]
+
+
 def anthropic_events(text: str, model: str = "claude-stub") -> list[bytes]:
     """The SSE events of a streamed Anthropic message saying ``text``, one word a delta."""
 
@@ -274,6 +306,20 @@ class UpstreamStub:
 
     async def _chat(self, record: Recorded, send: Send) -> None:
         payload = record.json()
+        if payload.get("model") == "stall-model":
+            await asyncio.sleep(3)
+        if payload.get("model") == "tools-model":
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 200,
+                    "headers": [(b"content-type", b"text/event-stream")],
+                }
+            )
+            for frame in tool_call_chunks():
+                await send({"type": "http.response.body", "body": frame, "more_body": True})
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+            return
         if payload.get("model") == "error-model":
             await _respond(
                 send,

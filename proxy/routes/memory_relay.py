@@ -24,7 +24,14 @@ from proxy.jobs import ExtractionJob
 from proxy.lifespan import Services
 from proxy.memory.model import utcnow
 from proxy.recall import Stopwatch, render_block
-from proxy.relay import UpstreamRequest, open_upstream, relay_body, response_headers, upstream_url
+from proxy.relay import (
+    UpstreamRequest,
+    open_upstream,
+    read_body,
+    relay_body,
+    response_headers,
+    upstream_url,
+)
 from proxy.routes.common import (
     STREAM_HEADERS,
     forget_requested,
@@ -70,6 +77,7 @@ async def relay_with_memory(
 
     # 5. relay
     base, path = api.upstream(services.settings)
+    deadline = services.upstream_deadline()
     upstream = await open_upstream(
         services.http,
         UpstreamRequest(
@@ -78,12 +86,12 @@ async def relay_with_memory(
             headers=upstream_headers(services.policy, request.headers, identity_encoding=True),
             content=outbound,
         ),
+        services.settings.upstream_first_byte_timeout_s,
     )
     headers = mnemo_headers(mode, outcome, forgotten, clock.ms(), req_id)
     learn = mode.learns and upstream.status_code < 400
     if not api.is_streaming(body):
-        content = await upstream.aread()
-        await upstream.aclose()
+        content = await read_body(upstream, deadline)
         reply, model = api.reply_of(content)
         job = (
             _job(api, services.policy, principal, request, body, scope, req_id, reply, model)
@@ -110,7 +118,7 @@ async def relay_with_memory(
                 services.spawn(services.enqueue(job))
 
     return Stream(
-        relay_body(upstream, api.shape, tee=assembler.feed, on_close=on_close),
+        relay_body(upstream, api.shape, tee=assembler.feed, on_close=on_close, deadline=deadline),
         status_code=upstream.status_code,
         headers=response_headers(upstream, {**headers, **STREAM_HEADERS}),
         media_type=upstream.headers.get("content-type", "text/event-stream"),

@@ -54,9 +54,10 @@ async def count_tokens(
             headers=upstream_headers(services.policy, request.headers),
             content=request.stream(),
         ),
+        services.settings.upstream_first_byte_timeout_s,
     )
     return Stream(
-        relay_body(upstream, "anthropic"),
+        relay_body(upstream, "anthropic", deadline=services.upstream_deadline()),
         status_code=upstream.status_code,
         headers=response_headers(upstream, {"x-mnemo-status": "ok"}),
         media_type=upstream.headers.get("content-type"),

@@ -43,9 +43,10 @@ async def passthrough(
             headers=upstream_headers(services.policy, request.headers),
             content=request.stream() if has_body else None,
         ),
+        services.settings.upstream_first_byte_timeout_s,
     )
     return Stream(
-        relay_body(upstream, "openai"),
+        relay_body(upstream, "openai", deadline=services.upstream_deadline()),
         status_code=upstream.status_code,
         headers=response_headers(upstream, {"x-mnemo-status": "ok"}),
         media_type=upstream.headers.get("content-type"),
