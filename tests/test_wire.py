@@ -163,3 +163,71 @@ def test_inject_before_the_last_user_message_when_the_policy_says_so() -> None:
         {"messages": [{"role": "system", "content": "s"}]}, "B", "before_last_user"
     )
     assert [m["content"] for m in only_system["messages"]] == ["s", "B"]
+
+
+def test_anthropic_assembler_rebuilds_text_tool_input_and_thinking() -> None:
+    from proxy.wire.anthropic_messages import MessagesStreamAssembler
+
+    def event(name: str, data: dict[str, object]) -> bytes:
+        return f"event: {name}\ndata: {json.dumps({'type': name, **data})}\n\n".encode()
+
+    raw = b"".join(
+        [
+            event("message_start", {"message": {"model": "claude-x"}}),
+            event("content_block_start", {"index": 0, "content_block": {"type": "thinking", "thinking": ""}}),
+            event(
+                "content_block_delta", {"index": 0, "delta": {"type": "thinking_delta", "thinking": "hmm"}}
+            ),
+            event("content_block_start", {"index": 1, "content_block": {"type": "text", "text": ""}}),
+            event("content_block_delta", {"index": 1, "delta": {"type": "text_delta", "text": "Running "}}),
+            event("content_block_delta", {"index": 1, "delta": {"type": "text_delta", "text": "tests."}}),
+            event(
+                "content_block_start",
+                {"index": 2, "content_block": {"type": "tool_use", "id": "tu_1", "name": "bash"}},
+            ),
+            event(
+                "content_block_delta",
+                {"index": 2, "delta": {"type": "input_json_delta", "partial_json": '{"cmd": '}},
+            ),
+            event(
+                "content_block_delta",
+                {"index": 2, "delta": {"type": "input_json_delta", "partial_json": '"pnpm test"}'}},
+            ),
+            event("message_stop", {}),
+        ]
+    )
+    for size in (1, 13, len(raw)):
+        assembler = MessagesStreamAssembler()
+        for i in range(0, len(raw), size):
+            assembler.feed(raw[i : i + size])
+        assert assembler.reply == "Running tests." and assembler.finished and assembler.model == "claude-x"
+        assert assembler.blocks[0].text == "hmm"
+        assert (
+            assembler.blocks[2].tool_id,
+            assembler.blocks[2].tool_name,
+            assembler.blocks[2].input_json,
+        ) == ("tu_1", "bash", '{"cmd": "pnpm test"}')
+
+
+def test_an_upstream_that_breaks_mid_stream_ends_with_an_error_event() -> None:
+    import asyncio
+
+    import httpx
+
+    from proxy.relay import relay_body
+
+    class Breaking(httpx.AsyncByteStream):
+        async def __aiter__(self):  # type: ignore[no-untyped-def]
+            yield b'event: message_start\ndata: {"type": "message_start"}\n\n'
+            raise httpx.ReadError("connection reset")
+
+    closed: list[bool] = []
+
+    async def run() -> list[bytes]:
+        upstream = httpx.Response(200, stream=Breaking())
+        return [chunk async for chunk in relay_body(upstream, "anthropic", on_close=closed.append)]
+
+    chunks = asyncio.run(run())
+    assert chunks[0].startswith(b"event: message_start")
+    assert chunks[-1].startswith(b"event: error\ndata: ") and b"api_error" in chunks[-1]
+    assert closed == [False]  # not exhausted: nothing of it is learned
