@@ -85,6 +85,7 @@ def test_a_streamed_reply_arrives_unchanged_and_is_learned(
             "x-api-key": "k",
             "anthropic-version": "2023-06-01",
             "x-mnemo-project": project,
+            "anthropic-beta": "prompt-caching-2024-07-31,oauth-2025-04-20",
             "x-claude-code-session-id": "cc-session-1",
         },
         json={
@@ -96,7 +97,10 @@ def test_a_streamed_reply_arrives_unchanged_and_is_learned(
     ) as response:
         raw = b"".join(response.iter_raw())
     assert raw == b"".join(anthropic_events(fresh_upstream.reply, "m"))
-    assert fresh_upstream.messages_requests()[-1].query == "beta=true"
+    forwarded = fresh_upstream.messages_requests()[-1]
+    assert forwarded.query == "beta=true"
+    assert forwarded.headers["anthropic-beta"] == "prompt-caching-2024-07-31,oauth-2025-04-20"
+    assert forwarded.headers["x-api-key"] == "k" and forwarded.headers["anthropic-version"] == "2023-06-01"
     learned = mnemo.wait_for_memories(2, project=project)
     by_key = {m["key"]: m for m in learned}
     assert by_key["test_framework"]["evidence"] == "stated"

@@ -108,3 +108,22 @@ def test_the_stream_is_relayed_byte_for_byte(mnemo: RunningMnemo, fresh_upstream
         assert response.headers["cache-control"] == "no-cache"
     assert raw == b"".join(responses_events("one two three", "m"))
     assert b"[DONE]" not in raw
+
+
+def test_a_continued_conversation_keeps_its_previous_response_id(
+    mnemo: RunningMnemo, fresh_upstream: UpstreamStub, unique: Callable[[str], str]
+) -> None:
+    project = unique("continued")
+    api = openai.OpenAI(
+        base_url=mnemo.openai_base, api_key="k", max_retries=0, default_headers={"X-Mnemo-Project": project}
+    )
+    api.responses.create(model="gpt-x", input="We use yarn.")
+    mnemo.wait_for_memories(1, project=project)
+    reply = api.responses.create(
+        model="gpt-x", previous_response_id="resp_earlier", input="Install the deps."
+    )
+    assert reply.output_text == fresh_upstream.reply
+    sent = fresh_upstream.responses_requests()[-1].json()
+    assert sent["previous_response_id"] == "resp_earlier"
+    assert sent["input"][-1] == {"type": "message", "role": "user", "content": "Install the deps."}
+    assert "uses yarn" in sent["input"][0]["content"][0]["text"]
