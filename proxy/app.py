@@ -71,6 +71,8 @@ def create_app(settings: Settings, models: Models | None = None) -> Litestar:
             passthrough.passthrough,
             admin.list_memories,
             admin.get_memory,
+            admin.delete_memory,
+            admin.audit,
             health.healthz,
             health.readyz,
         ],

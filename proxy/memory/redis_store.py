@@ -445,6 +445,7 @@ class RedisMemoryStore:
                     {
                         "action": "delete",
                         "memory_id": memory.id,
+                        "org": memory.scope.org,
                         "scope_key": scope_key(memory.scope),
                         "actor": actor,
                         "reason": reason,
@@ -456,6 +457,15 @@ class RedisMemoryStore:
                 await pipe.execute()
         except (RedisError, OSError) as exc:
             raise StoreUnavailable(f"delete failed: {exc}") from exc
+
+    async def audit(self, org: str, limit: int = 100) -> list[dict[str, str]]:
+        """The newest audit entries of an org: who did what to which record, and when; no text."""
+        try:
+            entries = await self._client.xrevrange(AUDIT_STREAM, count=limit * 4)
+        except (RedisError, OSError) as exc:
+            raise StoreUnavailable(f"read failed: {exc}") from exc
+        rows = [{_str(k): _str(v) for k, v in (fields or {}).items()} for _, fields in entries or []]
+        return [row for row in rows if row.get("org") == org][:limit]
 
     async def visible_current(
         self, scope: Scope, limit: int, readable: frozenset[str] = frozenset(SCOPE_LEVELS)

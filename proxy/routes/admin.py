@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from litestar import Request, get
+from litestar import Request, delete, get
 from litestar.datastructures import State
 from litestar.di import NamedDependency
 from litestar.exceptions import NotFoundException
@@ -12,7 +12,7 @@ from litestar.params import FromPath, FromQuery, QueryParameter
 
 from proxy.auth import authenticate
 from proxy.lifespan import Services
-from proxy.memory.model import Evidence, Kind, Status
+from proxy.memory.model import Evidence, Kind, Status, utcnow
 from proxy.memory.store import ListQuery
 from proxy.scope import Scope, readable
 
@@ -74,3 +74,31 @@ async def get_memory(
         raise NotFoundException(f"no memory {memory_id}")
     history = await services.store.history(memory)
     return {**memory.to_json(), "history": [version.to_json() for version in history]}
+
+
+@delete(
+    "/mnemo/v1/memories/{memory_id:str}",
+    tags=["memories"],
+    summary="Delete one memory everywhere it lives: record, vector, index entry, links in its history",
+    status_code=200,
+)
+async def delete_memory(
+    request: Request[object, object, State], services: NamedDependency[Services], memory_id: FromPath[str]
+) -> dict[str, Any]:
+    principal = authenticate(request.headers, services.policy)
+    memory = await services.store.get(memory_id)
+    allowed = principal.read & principal.write
+    if memory is None or memory.scope.org != principal.org or not readable(memory.scope, allowed):
+        raise NotFoundException(f"no memory {memory_id}")
+    await services.store.delete(memory, actor=principal.name, reason="deleted through the management API")
+    return {"object": "deletion", "id": memory_id, "deleted": True, "deleted_at": utcnow().isoformat()}
+
+
+@get("/mnemo/v1/audit", tags=["audit"], summary="Who did what to which memory, and when (never the text)")
+async def audit(
+    request: Request[object, object, State],
+    services: NamedDependency[Services],
+    limit: Annotated[int, QueryParameter(ge=1, le=1000)] = 100,
+) -> dict[str, Any]:
+    principal = authenticate(request.headers, services.policy)
+    return {"object": "list", "data": await services.store.audit(principal.org, limit)}
