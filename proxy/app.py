@@ -73,6 +73,7 @@ def create_app(settings: Settings, models: Models | None = None) -> Litestar:
             admin.get_memory,
             admin.delete_memory,
             admin.audit,
+            admin.control_scope,
             health.healthz,
             health.readyz,
         ],

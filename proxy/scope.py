@@ -101,6 +101,16 @@ class Mode(enum.Enum):
             ) from None
 
 
+def effective_mode(requested: Mode, states: set[str]) -> Mode:
+    """What a request may do once its scopes' controls apply: a disabled scope stops recall and
+    learning, a paused one stops learning only (DESIGN §3; the user's controls win)."""
+    if "disabled" in states:
+        return Mode.OFF
+    if "paused" in states:
+        return Mode.READ if requested.recalls else Mode.OFF
+    return requested
+
+
 def _clean(value: str | None, name: str) -> str | None:
     if value is None:
         return None

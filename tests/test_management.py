@@ -3,7 +3,8 @@ that never holds the text."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Mapping
 
 import httpx
 import openai
@@ -54,3 +55,41 @@ def test_delete_removes_a_memory_everywhere_and_audits_without_text(
     entry = next(e for e in entries if e["memory_id"] == current["id"])
     assert entry["action"] == "delete" and entry["actor"] == "local"
     assert "yarn" not in str(entry)
+
+
+def test_pause_stops_learning_disable_stops_both_resume_restores(
+    mnemo: RunningMnemo, fresh_upstream: UpstreamStub, unique: Callable[[str], str]
+) -> None:
+    project = unique("controls")
+    api = openai.OpenAI(
+        base_url=mnemo.openai_base, api_key="k", max_retries=0, default_headers={"X-Mnemo-Project": project}
+    )
+
+    def ask(text: str) -> Mapping[str, str]:
+        fresh_upstream.requests.clear()
+        return api.chat.completions.with_raw_response.create(
+            model="m", messages=[{"role": "user", "content": text}]
+        ).headers
+
+    ask("This repo uses pnpm.")
+    mnemo.wait_for_memories(1, project=project)
+    control = f"{mnemo.url}/mnemo/v1/scopes/project/{project}"
+    assert httpx.post(f"{control}/pause").json()["state"] == "paused"
+    headers = ask("We use Sentry for error tracking.")
+    assert headers["x-mnemo-recalled"] == "1" and "pnpm" in (
+        injected_block(fresh_upstream.chat_requests()[-1]) or ""
+    )
+    time.sleep(1.0)
+    assert len(mnemo.memories(project=project)) == 1  # paused: nothing learned
+
+    assert httpx.post(f"{control}/disable").json()["state"] == "disabled"
+    headers = ask("How do I install the deps?")
+    assert headers["x-mnemo-status"] == "off" and headers["x-mnemo-recalled"] == "0"
+    assert injected_block(fresh_upstream.chat_requests()[-1]) is None
+
+    assert httpx.post(f"{control}/resume").json()["state"] == "active"
+    ask("We use Vitest for unit tests.")
+    mnemo.wait_for_memories(2, project=project)
+    audit = httpx.get(f"{mnemo.url}/mnemo/v1/audit").json()["data"]
+    assert [e["action"] for e in audit if e.get("level") == "project"][:3] == ["resume", "disabled", "paused"]
+    assert httpx.post(f"{control}/explode").status_code == 404

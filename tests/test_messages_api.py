@@ -133,3 +133,18 @@ def test_count_tokens_passes_through(mnemo: RunningMnemo, fresh_upstream: Upstre
     )
     assert response.json()["path"] == "/v1/messages/count_tokens"
     assert fresh_upstream.requests[-1].headers["x-api-key"] == "k"
+
+
+def test_the_user_comes_from_claude_codes_metadata(
+    mnemo: RunningMnemo, fresh_upstream: UpstreamStub, unique: Callable[[str], str]
+) -> None:
+    account = unique("acct")
+    user_id = json.dumps({"device_id": "dev-1", "account_uuid": account, "session_id": "s-1"})
+    client(mnemo, unique("any")).messages.create(
+        model="m",
+        max_tokens=5,
+        metadata={"user_id": user_id},
+        messages=[{"role": "user", "content": "I prefer concise bullet points."}],
+    )
+    (learned,) = mnemo.wait_for_memories(1, user=account)
+    assert learned["scope"]["user"] == account and learned["value"] == "concise bullet points"

@@ -159,3 +159,12 @@ def test_headers_and_path_beat_an_inferred_project() -> None:
     assert (
         resolve_scope(ScopeInputs(inferred_project="from-prompt"), LOCAL_PRINCIPAL).project == "from-prompt"
     )
+
+
+def test_effective_mode_under_controls() -> None:
+    from proxy.scope import effective_mode
+
+    assert effective_mode(Mode.READWRITE, set()) is Mode.READWRITE
+    assert effective_mode(Mode.READWRITE, {"paused"}) is Mode.READ
+    assert effective_mode(Mode.WRITE, {"paused"}) is Mode.OFF
+    assert effective_mode(Mode.READ, {"paused", "disabled"}) is Mode.OFF

@@ -35,6 +35,7 @@ log = logging.getLogger("mnemo.store")
 
 META_KEY = "mnemo:meta"
 SIGNAL_PREFIX = "mnemo:signal:"
+CONTROL_PREFIX = "mnemo:control:"
 AUDIT_STREAM = "mnemo:audit"  # who did what to which record, and when; never the record's text
 INDEX_SCHEMA_VERSION = "3"  # 2: scope_key; 3: slot
 _RRF_K = 10  # small k: candidate lists are short, so ranks near the top should dominate
@@ -457,6 +458,48 @@ class RedisMemoryStore:
                 await pipe.execute()
         except (RedisError, OSError) as exc:
             raise StoreUnavailable(f"delete failed: {exc}") from exc
+
+    def _control_key(self, org: str, level: str, value: str) -> str:
+        return f"{CONTROL_PREFIX}{scope_tag(org)}:{level}:{scope_tag(value)}"
+
+    async def set_control(self, org: str, level: str, value: str, state: str | None, actor: str) -> None:
+        """Pause or disable memory for one scope (``state``), or resume it (None)."""
+        key = self._control_key(org, level, value)
+        try:
+            async with self._client.pipeline(transaction=True) as pipe:
+                if state is None:
+                    pipe.delete(key)
+                else:
+                    pipe.set(key, state)
+                pipe.xadd(
+                    AUDIT_STREAM,
+                    {
+                        "action": state or "resume",
+                        "org": org,
+                        "level": level,
+                        "scope_tag": scope_tag(value),
+                        "actor": actor,
+                        "at": str(to_epoch(utcnow())),
+                    },
+                    maxlen=100_000,
+                    approximate=True,
+                )
+                await pipe.execute()
+        except (RedisError, OSError) as exc:
+            raise StoreUnavailable(f"write failed: {exc}") from exc
+
+    async def controls(self, scope: Scope) -> set[str]:
+        """The states set on any level of a request's scope ("paused", "disabled")."""
+        keys = [
+            self._control_key(scope.org, level, value)
+            for level, value in scope.as_dict().items()
+            if value is not None
+        ]
+        try:
+            values = await self._client.mget(keys)
+        except (RedisError, OSError) as exc:
+            raise StoreUnavailable(f"read failed: {exc}") from exc
+        return {_str(v) for v in values if v}
 
     async def audit(self, org: str, limit: int = 100) -> list[dict[str, str]]:
         """The newest audit entries of an org: who did what to which record, and when; no text."""

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from litestar import Request, delete, get
+from litestar import Request, delete, get, post
 from litestar.datastructures import State
 from litestar.di import NamedDependency
 from litestar.exceptions import NotFoundException
 from litestar.params import FromPath, FromQuery, QueryParameter
 
-from proxy.auth import authenticate
+from proxy.auth import Forbidden, authenticate
 from proxy.lifespan import Services
 from proxy.memory.model import Evidence, Kind, Status, utcnow
 from proxy.memory.store import ListQuery
@@ -102,3 +102,29 @@ async def audit(
 ) -> dict[str, Any]:
     principal = authenticate(request.headers, services.policy)
     return {"object": "list", "data": await services.store.audit(principal.org, limit)}
+
+
+@post(
+    "/mnemo/v1/scopes/{level:str}/{value:str}/{action:str}",
+    tags=["scopes"],
+    summary="pause (recall, no learning), disable (neither) or resume memory for one scope",
+    status_code=200,
+)
+async def control_scope(
+    request: Request[object, object, State],
+    services: NamedDependency[Services],
+    level: FromPath[str],
+    value: FromPath[str],
+    action: FromPath[str],
+) -> dict[str, Any]:
+    principal = authenticate(request.headers, services.policy)
+    if level not in ("project", "user", "session", "org") or action not in ("pause", "disable", "resume"):
+        raise NotFoundException(
+            f"no control {level}/{action}: levels org, project, user, session; actions pause, disable, resume"
+        )
+    if level not in principal.write or (level == "project" and not principal.may_use_project(value)):
+        raise Forbidden(f"this key may not control {level} {value!r}")
+    target = principal.org if level == "org" else value
+    state = {"pause": "paused", "disable": "disabled", "resume": None}[action]
+    await services.store.set_control(principal.org, level, target, state, actor=principal.name)
+    return {"object": "scope_control", "level": level, "value": target, "state": state or "active"}

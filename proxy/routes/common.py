@@ -11,12 +11,13 @@ from litestar.datastructures import State
 from extractors.commands import forget_requests
 from policies import Policy
 from proxy.auth import Forbidden
+from proxy.errors import StoreError
 from proxy.forget import ForgetOutcome, forget
 from proxy.lifespan import Services
 from proxy.memory.model import new_id
 from proxy.recall import RecallOutcome, recall
 from proxy.relay import request_headers
-from proxy.scope import Mode, Principal, Scope, ScopeInputs, resolve_scope
+from proxy.scope import Mode, Principal, Scope, ScopeInputs, effective_mode, resolve_scope
 
 STREAM_HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no"}
 
@@ -68,6 +69,17 @@ def upstream_headers(
         if provider_key:
             headers["authorization"] = f"Bearer {provider_key}"
     return headers
+
+
+async def mode_for(services: Services, scope: Scope, requested: Mode) -> Mode:
+    """The request's mode after its scopes' pause and disable controls; fails open to the request's
+    own mode when the store cannot say."""
+    if requested is Mode.OFF or not await services.ensure_store():
+        return requested
+    try:
+        return effective_mode(requested, await services.store.controls(scope))
+    except StoreError:
+        return requested
 
 
 async def recall_for(

@@ -36,6 +36,7 @@ from proxy.routes.common import (
     STREAM_HEADERS,
     forget_requested,
     mnemo_headers,
+    mode_for,
     recall_for,
     request_id,
     scope_for,
@@ -60,9 +61,9 @@ async def relay_with_memory(
     # 1. resolve scope: from the principal and request metadata, never from message text
     session = api.client_session(request.headers, body) or derive_session_id(api.conversation_opening(body))
     inferred = infer_project(api.agent_prompt(body)) if services.policy.infer_project_from_prompt else None
-    scope = scope_for(
-        principal, scope_inputs(request.headers, path_project, body.get("user"), session, inferred)
-    )
+    inputs = scope_inputs(request.headers, path_project, api.body_user(body), session, inferred)
+    scope = scope_for(principal, inputs)
+    mode = await mode_for(services, scope, mode)  # a paused or disabled scope narrows what may happen
 
     # 2. forget what the user asks to forget, before anything is recalled
     latest = api.recall_text(body)
