@@ -3,7 +3,6 @@ and how a streamed reply is reassembled (DESIGN §8, §9)."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -12,17 +11,13 @@ from typing import Any
 from extractors import Turn, clean_text
 from proxy.errors import BadRequest
 from proxy.settings import Settings
+from proxy.wire.common import item_hashes, json_object
 from proxy.wire.errors import ApiShape
 from proxy.wire.sse import SSEParser
 
 
 def parse_request(raw: bytes) -> dict[str, Any]:
-    try:
-        body = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise BadRequest(f"request body is not valid JSON: {exc}") from exc
-    if not isinstance(body, dict):
-        raise BadRequest("request body must be a JSON object")
+    body = json_object(raw)
     messages = body.get("messages")
     if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
         raise BadRequest("messages: must be a list of message objects", param="messages")
@@ -137,11 +132,7 @@ def client_session(headers: Mapping[str, str], body: dict[str, Any]) -> str | No
 
 
 def message_hashes(body: dict[str, Any], indexes: list[int]) -> dict[int, str]:
-    messages = body["messages"]
-    return {
-        i: hashlib.sha256(json.dumps(messages[i], sort_keys=True, ensure_ascii=False).encode()).hexdigest()
-        for i in indexes
-    }
+    return item_hashes(body["messages"], indexes)
 
 
 def reply_of(raw: bytes) -> tuple[str, str | None]:

@@ -3,7 +3,6 @@ reassembles a streamed reply (DESIGN §8)."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -12,6 +11,7 @@ from typing import Any
 from extractors import Turn, clean_text
 from proxy.errors import BadRequest
 from proxy.settings import Settings
+from proxy.wire.common import item_hashes, json_object
 from proxy.wire.errors import ApiShape
 from proxy.wire.sse import SSEParser
 
@@ -19,12 +19,7 @@ _LEADING_ROLES = ("system", "developer")
 
 
 def parse_request(raw: bytes) -> dict[str, Any]:
-    try:
-        body = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise BadRequest(f"request body is not valid JSON: {exc}") from exc
-    if not isinstance(body, dict):
-        raise BadRequest("request body must be a JSON object")
+    body = json_object(raw)
     messages = body.get("messages")
     if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
         raise BadRequest("'messages' must be a list of message objects", param="messages")
@@ -73,11 +68,7 @@ def previous_reply(body: dict[str, Any], first_new_index: int) -> Turn | None:
 
 
 def message_hashes(body: dict[str, Any], indexes: list[int]) -> dict[int, str]:
-    messages = body["messages"]
-    return {
-        i: hashlib.sha256(json.dumps(messages[i], sort_keys=True, ensure_ascii=False).encode()).hexdigest()
-        for i in indexes
-    }
+    return item_hashes(body["messages"], indexes)
 
 
 def recall_text(body: dict[str, Any], max_chars: int = 1000) -> str:

@@ -3,7 +3,6 @@ streamed reply is reassembled (DESIGN §8, §9)."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -12,6 +11,7 @@ from typing import Any
 from extractors import Turn, clean_text
 from proxy.errors import BadRequest
 from proxy.settings import Settings
+from proxy.wire.common import item_hashes, json_object
 from proxy.wire.errors import ApiShape
 from proxy.wire.sse import SSEParser
 
@@ -21,12 +21,7 @@ _AGENT_CONTEXT = ("<environment_context", "<user_instructions", "<permissions", 
 
 
 def parse_request(raw: bytes) -> dict[str, Any]:
-    try:
-        body = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise BadRequest(f"request body is not valid JSON: {exc}") from exc
-    if not isinstance(body, dict):
-        raise BadRequest("request body must be a JSON object")
+    body = json_object(raw)
     given = body.get("input")
     if given is not None and not isinstance(given, str | list):
         raise BadRequest("'input' must be a string or a list of items", param="input")
@@ -141,11 +136,7 @@ def client_session(headers: Mapping[str, str], body: dict[str, Any]) -> str | No
 
 
 def message_hashes(body: dict[str, Any], indexes: list[int]) -> dict[int, str]:
-    listed = items(body)
-    return {
-        i: hashlib.sha256(json.dumps(listed[i], sort_keys=True, ensure_ascii=False).encode()).hexdigest()
-        for i in indexes
-    }
+    return item_hashes(items(body), indexes)
 
 
 def _output_text(response: dict[str, Any]) -> str:
