@@ -11,7 +11,7 @@ from extractors.pipeline import match_slots
 from extractors.rules import Rule
 from proxy.errors import StoreError
 from proxy.memory.model import Memory
-from proxy.memory.redis_store import STOPWORDS
+from proxy.memory.ranking import STOPWORDS
 from proxy.memory.store import ListQuery, MemoryStore
 from proxy.scope import SCOPE_LEVELS, Scope
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 from datetime import datetime
 from importlib import resources
 from typing import Any
@@ -28,81 +27,22 @@ from redisvl.schema import IndexSchema
 from proxy.errors import EmbeddingModelMismatch, StoreUnavailable
 from proxy.memory.embeddings import Vectors
 from proxy.memory.model import Memory, Status, from_hash, slot_key, to_epoch, to_hash, utcnow
+from proxy.memory.ranking import fuse, keyword_query
+from proxy.memory.redis_state import (
+    AUDIT_MAXLEN,
+    AUDIT_STREAM,
+    SIGNAL_PREFIX,
+    RedisScopeState,
+    audit_entry,
+    text,
+)
 from proxy.memory.store import ListPage, ListQuery, RecallQuery, ScoredMemory
 from proxy.scope import SCOPE_LEVELS, Scope, scope_key, scope_tag, visible_scope_keys
 
 log = logging.getLogger("mnemo.store")
 
 META_KEY = "mnemo:meta"
-SIGNAL_PREFIX = "mnemo:signal:"
-CONTROL_PREFIX = "mnemo:control:"
-AUDIT_STREAM = "mnemo:audit"  # who did what to which record, and when; never the record's text
 INDEX_SCHEMA_VERSION = "3"  # 2: scope_key; 3: slot
-_RRF_K = 10  # small k: candidate lists are short, so ranks near the top should dominate
-_WORD = re.compile(r"\w+", re.UNICODE)
-_MAX_QUERY_TERMS = 24
-# Words that carry no topic; kept short on purpose (BM25's idf handles the rest).
-STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "but",
-        "by",
-        "can",
-        "could",
-        "do",
-        "does",
-        "for",
-        "from",
-        "had",
-        "has",
-        "have",
-        "how",
-        "i",
-        "i'm",
-        "in",
-        "is",
-        "it",
-        "its",
-        "me",
-        "my",
-        "of",
-        "on",
-        "or",
-        "our",
-        "should",
-        "so",
-        "that",
-        "the",
-        "their",
-        "them",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "to",
-        "us",
-        "was",
-        "we",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "why",
-        "will",
-        "with",
-        "would",
-        "you",
-        "your",
-    ]
-)
 
 
 def hash_row(memory: Memory) -> dict[str, str | float | int | bytes]:
@@ -147,16 +87,7 @@ def _current_filter() -> FilterExpression:
     return (Tag("status") == Status.ACTIVE.value) & (Tag("current") == "1")
 
 
-def keyword_query(text: str) -> str:
-    """Distinct content words of the query, safe for the text search syntax."""
-    seen: dict[str, None] = {}
-    for word in _WORD.findall(text.lower()):
-        if word not in STOPWORDS and len(word) > 1:
-            seen.setdefault(word, None)
-    return " ".join(list(seen)[:_MAX_QUERY_TERMS])
-
-
-class RedisMemoryStore:
+class RedisMemoryStore(RedisScopeState):
     """``MemoryStore`` on RedisVL. Owns its async client; opened and closed by the app lifespan."""
 
     def __init__(
@@ -193,7 +124,7 @@ class RedisMemoryStore:
 
     async def open(self) -> None:
         try:
-            meta = {_str(k): _str(v) for k, v in (await self._client.hgetall(self._meta_key)).items()}
+            meta = {text(k): text(v) for k, v in (await self._client.hgetall(self._meta_key)).items()}
             if meta and meta.get("embedding_model") != self.embedding_model:
                 raise EmbeddingModelMismatch(
                     f"the store's index was built with embedding model {meta.get('embedding_model')!r} "
@@ -227,7 +158,7 @@ class RedisMemoryStore:
         async for key in self._client.scan_iter(match=f"{self._key('')}*", count=1000):
             row = await self._client.hgetall(key)
             if row:
-                memory = from_hash({_str(k): v for k, v in row.items() if k != b"embedding"})
+                memory = from_hash({text(k): v for k, v in row.items() if k != b"embedding"})
                 await self._client.hset(key, mapping=dict(derived_tags(memory)))  # type: ignore[arg-type]
         await self._index.create(overwrite=False)
 
@@ -406,20 +337,7 @@ class RedisMemoryStore:
             raise StoreUnavailable(f"read failed: {exc}") from exc
         if not row:
             return None
-        return from_hash({_str(k): v for k, v in row.items() if k != b"embedding"})
-
-    async def observe(self, slot: str, value: str, session: str, ttl_s: int) -> int:
-        """Count a behaviour signal for a slot and value once per session; how many sessions so far."""
-        key = f"{SIGNAL_PREFIX}{slot}:{value.lower()}"
-        try:
-            async with self._client.pipeline(transaction=True) as pipe:
-                pipe.sadd(key, session)
-                pipe.expire(key, ttl_s)
-                pipe.scard(key)
-                *_, count = await pipe.execute()
-        except (RedisError, OSError) as exc:
-            raise StoreUnavailable(f"write failed: {exc}") from exc
-        return int(count)
+        return from_hash({text(k): v for k, v in row.items() if k != b"embedding"})
 
     async def delete(self, memory: Memory, actor: str, reason: str) -> None:
         """Delete one record everywhere it lives in the store: the hash (text, fields and vector,
@@ -441,74 +359,18 @@ class RedisMemoryStore:
                         pipe.hset(self._key(memory.superseded_by), "supersedes", memory.supersedes)
                     else:
                         pipe.hdel(self._key(memory.superseded_by), "supersedes")
-                pipe.xadd(
-                    AUDIT_STREAM,
-                    {
-                        "action": "delete",
-                        "memory_id": memory.id,
-                        "org": memory.scope.org,
-                        "scope_key": scope_key(memory.scope),
-                        "actor": actor,
-                        "reason": reason,
-                        "at": str(to_epoch(utcnow())),
-                    },
-                    maxlen=100_000,
-                    approximate=True,
+                entry = audit_entry(
+                    "delete",
+                    memory.scope.org,
+                    actor,
+                    memory_id=memory.id,
+                    scope_key=scope_key(memory.scope),
+                    reason=reason,
                 )
+                pipe.xadd(AUDIT_STREAM, entry, maxlen=AUDIT_MAXLEN, approximate=True)  # type: ignore[arg-type]
                 await pipe.execute()
         except (RedisError, OSError) as exc:
             raise StoreUnavailable(f"delete failed: {exc}") from exc
-
-    def _control_key(self, org: str, level: str, value: str) -> str:
-        return f"{CONTROL_PREFIX}{scope_tag(org)}:{level}:{scope_tag(value)}"
-
-    async def set_control(self, org: str, level: str, value: str, state: str | None, actor: str) -> None:
-        """Pause or disable memory for one scope (``state``), or resume it (None)."""
-        key = self._control_key(org, level, value)
-        try:
-            async with self._client.pipeline(transaction=True) as pipe:
-                if state is None:
-                    pipe.delete(key)
-                else:
-                    pipe.set(key, state)
-                pipe.xadd(
-                    AUDIT_STREAM,
-                    {
-                        "action": state or "resume",
-                        "org": org,
-                        "level": level,
-                        "scope_tag": scope_tag(value),
-                        "actor": actor,
-                        "at": str(to_epoch(utcnow())),
-                    },
-                    maxlen=100_000,
-                    approximate=True,
-                )
-                await pipe.execute()
-        except (RedisError, OSError) as exc:
-            raise StoreUnavailable(f"write failed: {exc}") from exc
-
-    async def controls(self, scope: Scope) -> set[str]:
-        """The states set on any level of a request's scope ("paused", "disabled")."""
-        keys = [
-            self._control_key(scope.org, level, value)
-            for level, value in scope.as_dict().items()
-            if value is not None
-        ]
-        try:
-            values = await self._client.mget(keys)
-        except (RedisError, OSError) as exc:
-            raise StoreUnavailable(f"read failed: {exc}") from exc
-        return {_str(v) for v in values if v}
-
-    async def audit(self, org: str, limit: int = 100) -> list[dict[str, str]]:
-        """The newest audit entries of an org: who did what to which record, and when; no text."""
-        try:
-            entries = await self._client.xrevrange(AUDIT_STREAM, count=limit * 4)
-        except (RedisError, OSError) as exc:
-            raise StoreUnavailable(f"read failed: {exc}") from exc
-        rows = [{_str(k): _str(v) for k, v in (fields or {}).items()} for _, fields in entries or []]
-        return [row for row in rows if row.get("org") == org][:limit]
 
     async def visible_current(
         self, scope: Scope, limit: int, readable: frozenset[str] = frozenset(SCOPE_LEVELS)
@@ -599,38 +461,6 @@ _ALL_HASH_FIELDS = [
 ]
 
 
-def _str(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
-
-
 def _doc_fields(doc: Any) -> dict[str, Any]:
     fields = {name: getattr(doc, name) for name in _ALL_HASH_FIELDS if hasattr(doc, name)}
     return {**fields, "id": doc.id}
-
-
-def fuse(
-    vector_rows: list[dict[str, Any]], text_rows: list[dict[str, Any]], query: RecallQuery
-) -> list[ScoredMemory]:
-    """Weighted reciprocal-rank fusion of the vector and keyword result lists, best first.
-
-    Scores are scaled to 0..1 (1 = first in both lists), so a minimum score means the same
-    whatever the weights.
-    """
-    best = query.vector_weight / (_RRF_K + 1) + query.text_weight / (_RRF_K + 1)
-    scores: dict[str, float] = {}
-    rows: dict[str, dict[str, Any]] = {}
-    similarity: dict[str, float] = {}
-    for rank, row in enumerate(vector_rows, start=1):
-        scores[row["id"]] = scores.get(row["id"], 0.0) + query.vector_weight / (_RRF_K + rank)
-        rows[row["id"]] = row
-        similarity[row["id"]] = 1.0 - float(row.get("vector_distance", 1.0))
-    for rank, row in enumerate(text_rows, start=1):
-        scores[row["id"]] = scores.get(row["id"], 0.0) + query.text_weight / (_RRF_K + rank)
-        rows.setdefault(row["id"], row)
-    ranked = sorted(scores, key=lambda doc_id: scores[doc_id], reverse=True)[: query.limit]
-    return [
-        ScoredMemory(
-            memory=from_hash(rows[doc_id]), score=scores[doc_id] / best, similarity=similarity.get(doc_id)
-        )
-        for doc_id in ranked
-    ]
