@@ -26,6 +26,8 @@ class PrincipalRule:
     read: tuple[str, ...] = LEVELS  # scope levels it may recall from
     write: tuple[str, ...] = LEVELS  # scope levels it may write to
     projects: tuple[str, ...] = ("*",)  # projects it may use; "*" any
+    # An operator: manages the memories of every org through /mnemo/v1/ (not a proxy role).
+    admin: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,7 @@ from litestar.di import Provide
 from litestar.exceptions import HTTPException
 from litestar.openapi import OpenAPIConfig
 
-from proxy.errors import BadRequest
+from proxy.errors import BadRequest, StoreError
 from proxy.lifespan import Models, services_lifespan
 from proxy.relay import UpstreamError
 from proxy.routes import admin, chat, health, messages, passthrough, responses
@@ -52,6 +52,11 @@ def _http_error(request: Request[object, object, State], exc: HTTPException) -> 
     return _error(request, exc.status_code, str(exc.detail))
 
 
+def _store_error(request: Request[object, object, State], exc: StoreError) -> Response[bytes]:
+    # the proxy routes fail open on their own; only the management API gets here
+    return _error(request, 503, f"memory store unavailable: {exc}")
+
+
 def _unexpected(request: Request[object, object, State], exc: Exception) -> Response[bytes]:
     log.exception("unexpected error on %s %s", request.method, request.url.path)
     return _error(request, 500, f"internal error in Mnemo: {type(exc).__name__}")
@@ -70,20 +75,30 @@ def create_app(settings: Settings, models: Models | None = None) -> Litestar:
             messages.count_tokens,
             passthrough.passthrough,
             admin.list_memories,
+            admin.search_memories,
             admin.get_memory,
+            admin.patch_memory,
             admin.delete_memory,
+            admin.delete_memories,
+            admin.delete_scope,
+            admin.export,
+            admin.import_memories,
             admin.audit,
             admin.control_scope,
             health.healthz,
             health.readyz,
         ],
-        dependencies={"services": Provide(provide_services, sync_to_thread=False)},
+        dependencies={
+            "services": Provide(provide_services, sync_to_thread=False),
+            "filters": Provide(admin.provide_filters),
+        },
         state=State({"settings": settings, "models": models}),
         lifespan=[services_lifespan],
         exception_handlers={
             BadRequest: _bad_request,
             UpstreamError: _upstream_error,
             HTTPException: _http_error,
+            StoreError: _store_error,
             Exception: _unexpected,
         },
         request_max_body_size=settings.max_body_bytes,

@@ -57,4 +57,5 @@ def authenticate(headers: Mapping[str, str], policy: Policy) -> Principal:
         read=frozenset(match.read),
         write=frozenset(match.write),
         projects=frozenset(match.projects),
+        admin=match.admin,
     )

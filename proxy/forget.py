@@ -1,16 +1,20 @@
-"""In-chat forgetting: "forget that we use yarn" deletes the matching records before recall, so
-neither this request nor any later one sees them."""
+"""Deleting memories everywhere they went (``Eraser``), and in-chat forgetting: "forget that we
+use yarn" deletes the matching records before recall, so neither this request nor any later one
+sees them."""
 
 from __future__ import annotations
 
 import logging
 import re
 from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol
 
 from extractors.pipeline import match_slots
 from extractors.rules import Rule
 from proxy.errors import StoreError
-from proxy.memory.model import Memory
+from proxy.memory.embeddings import EmbeddingService
+from proxy.memory.model import Memory, utcnow
 from proxy.memory.ranking import STOPWORDS
 from proxy.memory.store import ListQuery, MemoryStore
 from proxy.scope import SCOPE_LEVELS, Scope
@@ -19,6 +23,60 @@ log = logging.getLogger("mnemo.forget")
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _FILLER = STOPWORDS | {"use", "uses", "using", "used", "project", "repo", "please", "memory", "remember"}
+
+
+class JobPurger(Protocol):
+    async def purge(self, fragments: list[str]) -> int: ...
+
+
+MIN_FRAGMENT_CHARS = 6  # shorter quotes would purge unrelated exchanges
+
+
+@dataclass(frozen=True, slots=True)
+class DeletionReceipt:
+    """What a deletion removed, for the caller to keep: ids only, never the deleted text."""
+
+    ids: list[str]
+    jobs_purged: int
+    cached_queries_dropped: int
+    at: datetime
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "object": "deletion",
+            "deleted": len(self.ids),
+            "ids": self.ids,
+            "jobs_purged": self.jobs_purged,
+            "cached_queries_dropped": self.cached_queries_dropped,
+            "deleted_at": self.at.isoformat(),
+        }
+
+
+class Eraser:
+    """Deletes records everywhere they were derived into (DESIGN §2): the record with its vector and
+    index entry, its links in the history chain, the behaviour signals that would infer it again
+    (all in ``MemoryStore.delete``), extraction jobs still holding its words, and this process's
+    cache of query vectors."""
+
+    def __init__(self, store: MemoryStore, queue: JobPurger, embeddings: EmbeddingService) -> None:
+        self.store = store
+        self._queue = queue
+        self._embeddings = embeddings
+
+    async def erase(self, memories: list[Memory], actor: str, reason: str) -> DeletionReceipt:
+        deleted: list[str] = []
+        fragments: list[str] = []
+        for memory in memories:
+            # read again: an earlier deletion in this batch may have relinked its chain
+            current = await self.store.get(memory.id)
+            if current is None:
+                continue
+            await self.store.delete(current, actor=actor, reason=reason)
+            deleted.append(current.id)
+            fragments += [t for t in (current.text, current.source.span) if len(t) >= MIN_FRAGMENT_CHARS]
+        purged = await self._queue.purge(fragments) if fragments else 0
+        dropped = self._embeddings.forget(fragments) if fragments else 0
+        return DeletionReceipt(ids=deleted, jobs_purged=purged, cached_queries_dropped=dropped, at=utcnow())
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +96,7 @@ def matches(memory: Memory, slots: list[tuple[str, str]], words: set[str]) -> bo
 
 
 async def forget(
-    store: MemoryStore,
+    eraser: Eraser,
     rules: list[Rule],
     scope: Scope,
     requests: list[str],
@@ -58,11 +116,10 @@ async def forget(
                 key=slots[0][0] if len(slots) == 1 else None,
                 limit=1000,
             )
-            page = await store.list_memories(query)
-            for memory in page.memories:
-                if memory.id not in deleted and matches(memory, slots, words):
-                    await store.delete(memory, actor=actor, reason="forget request in chat")
-                    deleted.append(memory.id)
+            page = await eraser.store.list_memories(query)
+            doomed = [m for m in page.memories if m.id not in deleted and matches(m, slots, words)]
+            receipt = await eraser.erase(doomed, actor=actor, reason="forget request in chat")
+            deleted += receipt.ids
     except StoreError as exc:
         log.warning("forget degraded: %s", exc)
         return ForgetOutcome(deleted=deleted, status="degraded")

@@ -175,6 +175,40 @@ class JobQueue:
                 pipe.xdel(STREAM, *entry_ids)
                 await pipe.execute()
 
+    async def purge(self, fragments: list[str]) -> int:
+        """Drop queued and dead-lettered jobs whose messages contain any of ``fragments`` (case
+        folded): a deleted memory must not come back from an exchange still waiting to be learned
+        from. The whole job goes; the queue is short, so this reads it all."""
+        needles = [f.casefold() for f in fragments if f.strip()]
+        if not needles:
+            return 0
+        dropped = 0
+        try:
+            for stream in (STREAM, DEAD_LETTERS):
+                doomed: list[str] = []
+                start = "-"
+                while True:
+                    entries: Any = await self._client.xrange(stream, min=start, count=500)
+                    for entry_id, fields in entries or []:
+                        payload = _text((fields or {}).get(b"job", b"")).casefold()
+                        # the JSON escapes non-ASCII; compare against the decoded turns too
+                        turns = _job_text(payload)
+                        if any(n in payload or n in turns for n in needles):
+                            doomed.append(_text(entry_id))
+                    if len(entries or []) < 500:
+                        break
+                    start = "(" + _text(entries[-1][0])
+                if doomed:
+                    async with self._client.pipeline(transaction=True) as pipe:
+                        if stream == STREAM:
+                            pipe.xack(STREAM, GROUP, *doomed)
+                        pipe.xdel(stream, *doomed)
+                        await pipe.execute()
+                dropped += len(doomed)
+        except (RedisError, OSError) as exc:
+            raise StoreUnavailable(f"could not purge the job queue: {exc}") from exc
+        return dropped
+
     async def bury(self, entry_id: str, payload: bytes, reason: str) -> None:
         await self._reader.xadd(DEAD_LETTERS, {"job": payload, "reason": reason}, maxlen=10_000)
         await self.done([entry_id])
@@ -182,6 +216,14 @@ class JobQueue:
 
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
+
+
+def _job_text(payload: str) -> str:
+    try:
+        turns = json.loads(payload).get("turns", [])
+        return "\n".join(str(turn.get("text", "")) for turn in turns).casefold()
+    except (ValueError, AttributeError):
+        return ""
 
 
 @dataclass(slots=True)

@@ -16,6 +16,7 @@ from litestar import Litestar
 from extractors import Extractor, Rule, build_extractor, load_rules
 from policies import Policy, PolicyHolder
 from proxy.errors import StoreError, StoreUnavailable
+from proxy.forget import Eraser
 from proxy.jobs import ExtractionJob, JobQueue, Learner, run_worker
 from proxy.memory.embeddings import Embedder, EmbeddingService, build_embedder
 from proxy.memory.redis_store import RedisMemoryStore
@@ -54,6 +55,10 @@ class Services:
     @property
     def policy(self) -> Policy:
         return self.policies.policy
+
+    @property
+    def eraser(self) -> Eraser:
+        return Eraser(self.store, self.queue, self.embeddings)
 
     def upstream_deadline(self) -> float:
         """Event-loop time by which an upstream answer must be complete."""

@@ -30,9 +30,27 @@ class Principal:
     read: frozenset[str] = frozenset(SCOPE_LEVELS)  # levels of records it may recall
     write: frozenset[str] = frozenset(SCOPE_LEVELS)  # levels of records it may create
     projects: frozenset[str] = frozenset({"*"})
+    admin: bool = False  # an operator: may manage every org's memories
 
     def may_use_project(self, project: str | None) -> bool:
         return project is None or "*" in self.projects or project in self.projects
+
+    @property
+    def allowed_projects(self) -> frozenset[str] | None:
+        """The projects it may touch; None: any."""
+        return None if "*" in self.projects else self.projects
+
+    def may_read(self, record: Scope) -> bool:
+        """Whether it may see (and so manage reading of) a record: its org, levels and project."""
+        if self.admin:
+            return True
+        return record.org == self.org and readable(record, self.read) and self.may_use_project(record.project)
+
+    def may_change(self, record: Scope) -> bool:
+        """Whether it may correct, delete or import a record: it must both read and write its levels."""
+        if self.admin:
+            return True
+        return self.may_read(record) and readable(record, self.read & self.write)
 
 
 LOCAL_PRINCIPAL = Principal(name="local", org=LOCAL_ORG, default_user=DEFAULT_USER)

@@ -199,6 +199,15 @@ class EmbeddingService:
                 if not future.done():
                     future.set_result(vector)
 
+    def forget(self, fragments: list[str]) -> int:
+        """Drop cached query vectors whose text contains any of ``fragments`` (a deletion reaches
+        this process's cache of retrieval inputs too)."""
+        needles = [f.casefold() for f in fragments if f.strip()]
+        doomed = [text for text in self._cache if any(n in text.casefold() for n in needles)]
+        for text in doomed:
+            del self._cache[text]
+        return len(doomed)
+
     def _remember(self, text: str, vector: Vectors) -> None:
         self._cache[text] = vector
         if len(self._cache) > self._cache_size:

@@ -7,7 +7,9 @@ request's scope, so records of other orgs, projects, users and sessions are neve
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
+import re
 from datetime import datetime
 from importlib import resources
 from typing import Any
@@ -21,7 +23,7 @@ from redis.exceptions import RedisError
 from redisvl.exceptions import RedisSearchError, RedisVLError
 from redisvl.index import AsyncSearchIndex
 from redisvl.query import FilterQuery, TextQuery, VectorQuery
-from redisvl.query.filter import FilterExpression, Num, Tag
+from redisvl.query.filter import FilterExpression, Num, Tag, Text
 from redisvl.schema import IndexSchema
 
 from proxy.errors import EmbeddingModelMismatch, StoreUnavailable
@@ -36,8 +38,8 @@ from proxy.memory.redis_state import (
     audit_entry,
     text,
 )
-from proxy.memory.store import ListPage, ListQuery, RecallQuery, ScoredMemory
-from proxy.scope import SCOPE_LEVELS, Scope, scope_key, scope_tag, visible_scope_keys
+from proxy.memory.store import Cursor, ListPage, ListQuery, RecallQuery, ScoredMemory
+from proxy.scope import SCOPE_LEVELS, UNSET_TAG, Scope, scope_key, scope_tag, visible_scope_keys
 
 log = logging.getLogger("mnemo.store")
 
@@ -81,6 +83,48 @@ def visibility_filter(scope: Scope, levels: frozenset[str] = frozenset(SCOPE_LEV
     keys = visible_scope_keys(scope, levels)
     # An empty tag list would match everything: a principal that may read nothing sees nothing.
     return Tag("scope_key") == (keys or ["nothing-is-readable"])
+
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def list_filter(query: ListQuery) -> FilterExpression:
+    """A listing's filters and its principal's limits as one query filter."""
+    where: FilterExpression = Num("observed_at") >= 0
+    if query.visible_to is not None:
+        where = where & visibility_filter(query.visible_to, query.readable)
+    for level in ("org", "project", "user", "session"):
+        value = getattr(query, level)
+        if value is not None:
+            where = where & (Tag(f"scope_{level}") == scope_tag(value))
+    for level in ("project", "user", "session"):
+        if level not in query.readable:
+            where = where & (Tag(f"scope_{level}") == UNSET_TAG)
+    if "org" not in query.readable:
+        # org-wide records (no narrower level set) are not readable
+        where = where & FilterExpression(
+            f"-(@scope_project:{{{UNSET_TAG}}} @scope_user:{{{UNSET_TAG}}} @scope_session:{{{UNSET_TAG}}})"
+        )
+    if query.projects is not None:
+        where = where & (Tag("scope_project") == [UNSET_TAG, *(scope_tag(p) for p in sorted(query.projects))])
+    if query.key is not None:
+        where = where & (Tag("key") == query.key)
+    for name, values in (("kind", query.kinds), ("evidence", query.evidence), ("status", query.statuses)):
+        if values:
+            where = where & (Tag(name) == [v.value for v in values])
+    if query.text_contains:
+        words = _WORD.findall(query.text_contains)
+        # only word characters reach the query syntax; no words at all matches nothing
+        where = where & (Text("text") == " ".join(words) if words else Tag("kind") == "no-such-kind")
+    if query.observed_after is not None:
+        where = where & (Num("observed_at") >= query.observed_after.timestamp())
+    if query.observed_before is not None:
+        where = where & (Num("observed_at") < query.observed_before.timestamp())
+    return where
+
+
+def _cursor_of(row: dict[str, Any]) -> Cursor:
+    return Cursor(observed_at=float(row["observed_at"]), id=str(row["id"]).rsplit(":", 1)[-1])
 
 
 def _current_filter() -> FilterExpression:
@@ -385,34 +429,158 @@ class RedisMemoryStore(RedisScopeState):
         return [from_hash(self._row(row)) for row in await self._search(search)]
 
     async def list_memories(self, query: ListQuery) -> ListPage:
-        where: FilterExpression = Num("observed_at") >= 0
-        if query.visible_to is not None:
-            where = where & visibility_filter(query.visible_to, query.readable)
-        for level in ("org", "project", "user", "session"):
-            value = getattr(query, level)
-            if value is not None:
-                where = where & (Tag(f"scope_{level}") == scope_tag(value))
-        if query.key is not None:
-            where = where & (Tag("key") == query.key)
-        for name, values in (("kind", query.kinds), ("evidence", query.evidence), ("status", query.statuses)):
-            if values:
-                where = where & (Tag(name) == [v.value for v in values])
+        where = list_filter(query)
+        if query.after is None:
+            search = FilterQuery(where, return_fields=self._return_fields, sort_by=("observed_at", "DESC"))
+            search.paging(query.offset, query.limit)
+            docs, total = await self._page(search)
+            memories = [from_hash(self._row(doc)) for doc in docs]
+            end = query.offset + len(memories)
+            cursor = _cursor_of(docs[-1]) if docs and end < total else None
+            return ListPage(
+                memories=memories,
+                total=total,
+                next_offset=end if end < total else None,
+                next_cursor=cursor,
+            )
+        # After a cursor: records at or before its time, ties broken by id descending. A window a
+        # little larger than the page holds every record that shares the boundary timestamp.
+        after = query.after
         search = FilterQuery(
-            where,
+            where & (Num("observed_at") <= after.observed_at),
             return_fields=self._return_fields,
-            num_results=query.limit,
             sort_by=("observed_at", "DESC"),
         )
-        search.paging(query.offset, query.limit)
+        search.paging(0, query.limit + 64)
+        docs, remaining = await self._page(search)
+        ordered = sorted(docs, key=lambda doc: (float(doc["observed_at"]), str(doc["id"])), reverse=True)
+        fresh = [
+            doc
+            for doc in ordered
+            if float(doc["observed_at"]) < after.observed_at or self._row(doc)["id"] < after.id
+        ]
+        taken = fresh[: query.limit]
+        skipped = len(ordered) - len(fresh)
+        more = remaining - skipped > len(taken)
+        total = await self.count(query)
+        return ListPage(
+            memories=[from_hash(self._row(doc)) for doc in taken],
+            total=total,
+            next_cursor=_cursor_of(self._row(taken[-1])) if taken and more else None,
+        )
+
+    async def count(self, query: ListQuery) -> int:
+        search = FilterQuery(list_filter(query), return_fields=["id"])
+        search.paging(0, 0)
+        _, total = await self._page(search)
+        return total
+
+    async def _page(self, search: FilterQuery) -> tuple[list[dict[str, Any]], int]:
         try:
             result = await self._index.search(search.query, query_params=search.params)
         except (RedisError, RedisVLError, OSError) as exc:
             raise StoreUnavailable(f"listing failed: {exc}") from exc
-        memories = [from_hash(self._row(_doc_fields(doc))) for doc in result.docs]
-        end = query.offset + len(memories)
-        return ListPage(
-            memories=memories, total=int(result.total), next_offset=end if end < result.total else None
+        return [_doc_fields(doc) for doc in result.docs], int(result.total)
+
+    async def get_many(self, memory_ids: list[str]) -> dict[str, Memory]:
+        if not memory_ids:
+            return {}
+        try:
+            async with self._client.pipeline(transaction=False) as pipe:
+                for memory_id in memory_ids:
+                    pipe.hmget(self._key(memory_id), _ALL_HASH_FIELDS)
+                rows = await pipe.execute()
+        except (RedisError, OSError) as exc:
+            raise StoreUnavailable(f"read failed: {exc}") from exc
+        found: dict[str, Memory] = {}
+        for memory_id, values in zip(memory_ids, rows, strict=True):
+            pairs = zip(_ALL_HASH_FIELDS, values, strict=True)
+            row = {name: value for name, value in pairs if value is not None}
+            if row:
+                row["id"] = memory_id
+                found[memory_id] = from_hash(row)
+        return found
+
+    async def current_by_fingerprint(self, fingerprints: list[str]) -> dict[str, Memory]:
+        found = await self._current_by_tag("fingerprint", fingerprints)
+        return {m.fingerprint: m for m in found}
+
+    async def current_by_slot(self, slots: list[str]) -> dict[str, Memory]:
+        found = await self._current_by_tag("slot", slots)
+        return {slot_key(m.scope, m.key, m.qualifier): m for m in found if m.key}
+
+    async def _current_by_tag(self, name: str, values: list[str]) -> list[Memory]:
+        if not values:
+            return []
+        search = FilterQuery(
+            (Tag(name) == sorted(set(values))) & _current_filter(),
+            return_fields=self._return_fields,
+            num_results=len(values) * 2,
         )
+        return [from_hash(self._row(row)) for row in await self._search(search)]
+
+    async def vectors(self, memory_ids: list[str]) -> dict[str, bytes]:
+        try:
+            async with self._client.pipeline(transaction=False) as pipe:
+                for memory_id in memory_ids:
+                    pipe.hget(self._key(memory_id), "embedding")
+                values = await pipe.execute()
+        except (RedisError, OSError) as exc:
+            raise StoreUnavailable(f"read failed: {exc}") from exc
+        return {i: v for i, v in zip(memory_ids, values, strict=True) if v is not None}
+
+    async def put_many(self, items: list[tuple[Memory, Vectors]]) -> None:
+        try:
+            async with self._client.pipeline(transaction=False) as pipe:
+                for memory, vector in items:
+                    row = hash_row(memory)
+                    row["embedding"] = vector.astype(np.float32).tobytes()
+                    pipe.hset(self._key(memory.id), mapping=row)  # type: ignore[arg-type]
+                    if memory.expires_at is not None:
+                        pipe.expireat(self._key(memory.id), int(memory.expires_at.timestamp()) + 1)
+                await pipe.execute()
+        except (RedisError, OSError) as exc:
+            raise StoreUnavailable(f"write failed: {exc}") from exc
+
+    async def close_version(self, memory: Memory, superseded_by: str | None, valid_to: datetime) -> None:
+        fields: dict[str, str] = {
+            "status": Status.SUPERSEDED.value,
+            "current": "0",
+            "valid_to": str(to_epoch(valid_to)),
+        }
+        if superseded_by:
+            fields["superseded_by"] = superseded_by
+        try:
+            await self._client.hset(self._key(memory.id), mapping=fields)  # type: ignore[arg-type]
+        except (RedisError, OSError) as exc:
+            raise StoreUnavailable(f"write failed: {exc}") from exc
+
+    async def set_extra(
+        self, memory: Memory, extra: dict[str, object], expires_at: datetime | None, actor: str
+    ) -> Memory:
+        key = self._key(memory.id)
+        entry = audit_entry("annotate", memory.scope.org, actor, memory_id=memory.id, fields=",".join(extra))
+        try:
+            async with self._client.pipeline(transaction=True) as pipe:
+                pipe.hset(key, "extra", json.dumps(extra, ensure_ascii=False))
+                if expires_at is None:
+                    pipe.persist(key)
+                    pipe.hdel(key, "expires_at")
+                else:
+                    pipe.expireat(key, int(expires_at.timestamp()) + 1)
+                    pipe.hset(key, "expires_at", str(to_epoch(expires_at)))
+                pipe.xadd(AUDIT_STREAM, entry, maxlen=AUDIT_MAXLEN, approximate=True)  # type: ignore[arg-type]
+                await pipe.execute()
+        except (RedisError, OSError) as exc:
+            raise StoreUnavailable(f"write failed: {exc}") from exc
+        return memory.with_changes(extra=extra, expires_at=expires_at)
+
+    async def record_audit(self, org: str, actor: str, action: str, **fields: str) -> None:
+        entry = audit_entry(action, org, actor, **fields)
+        try:
+            await self._client.xadd(AUDIT_STREAM, entry, maxlen=AUDIT_MAXLEN, approximate=True)  # type: ignore[arg-type]
+        except (RedisError, OSError) as exc:
+            raise StoreUnavailable(f"write failed: {exc}") from exc
 
     async def _search(self, search: FilterQuery | VectorQuery) -> list[dict[str, Any]]:
         try:

@@ -33,8 +33,37 @@ class ScoredMemory:
 
 
 @dataclass(frozen=True, slots=True)
+class Cursor:
+    """Where a page ended, in the listing order (newest ``observed_at`` first, then id descending).
+
+    Keyed on the last record rather than a count, so records written meanwhile neither repeat
+    nor go missing from the pages still to come.
+    """
+
+    observed_at: float
+    id: str
+
+    def encode(self) -> str:
+        return f"{self.observed_at!r}_{self.id}"
+
+    @classmethod
+    def decode(cls, raw: str) -> Cursor:
+        observed, sep, memory_id = raw.partition("_")
+        try:
+            if not sep or not memory_id:
+                raise ValueError(raw)
+            return cls(observed_at=float(observed), id=memory_id)
+        except ValueError:
+            raise ValueError(f"not a cursor this server issued: {raw!r}") from None
+
+
+@dataclass(frozen=True, slots=True)
 class ListQuery:
-    """Filters for listing records. Scope levels match exactly; ``visible_to`` applies DESIGN §3 instead."""
+    """Filters for listing records. Scope levels match exactly; ``visible_to`` applies DESIGN §3 instead.
+
+    ``readable`` (levels) and ``projects`` (None: any) are the principal's limits: records it may
+    not read are filtered out inside the query, whatever else is asked for.
+    """
 
     org: str | None = None
     project: str | None = None
@@ -42,19 +71,25 @@ class ListQuery:
     session: str | None = None
     visible_to: Scope | None = None
     readable: frozenset[str] = frozenset(SCOPE_LEVELS)
+    projects: frozenset[str] | None = None
     key: str | None = None
     kinds: tuple[Kind, ...] = ()
     evidence: tuple[Evidence, ...] = ()
     statuses: tuple[Status, ...] = ()
+    text_contains: str | None = None  # every word of it, in order, case-insensitive (stemmed)
+    observed_after: datetime | None = None  # inclusive
+    observed_before: datetime | None = None  # exclusive
     limit: int = 100
     offset: int = 0
+    after: Cursor | None = None  # continue after this record (takes precedence over offset)
 
 
 @dataclass(frozen=True, slots=True)
 class ListPage:
     memories: list[Memory]
-    total: int
+    total: int  # matching records in all pages (not counting the cursor)
     next_offset: int | None = None
+    next_cursor: Cursor | None = None
     extra: dict[str, str] = field(default_factory=dict)
 
 
@@ -104,3 +139,29 @@ class MemoryStore(Protocol):
         """Remove the record and its vector, relink its history chain, and audit it without its text."""
 
     async def list_memories(self, query: ListQuery) -> ListPage: ...
+
+    async def count(self, query: ListQuery) -> int: ...
+
+    async def get_many(self, memory_ids: list[str]) -> dict[str, Memory]: ...
+
+    async def current_by_fingerprint(self, fingerprints: list[str]) -> dict[str, Memory]:
+        """The current active record holding each fingerprint, if any (one query for all)."""
+
+    async def current_by_slot(self, slots: list[str]) -> dict[str, Memory]:
+        """The current active record of each slot, if any (one query for all)."""
+
+    async def vectors(self, memory_ids: list[str]) -> dict[str, bytes]:
+        """The stored float32 vectors of records, by id (absent ids left out)."""
+
+    async def put_many(self, items: list[tuple[Memory, Vectors]]) -> None:
+        """Write records as they are (import): ids, links and versions kept."""
+
+    async def close_version(self, memory: Memory, superseded_by: str | None, valid_to: datetime) -> None:
+        """Mark a record no longer current (a newer version exists) without touching its text."""
+
+    async def set_extra(
+        self, memory: Memory, extra: dict[str, object], expires_at: datetime | None, actor: str
+    ) -> Memory:
+        """Change a record's metadata in place (pinning); not a correction, so no new version."""
+
+    async def record_audit(self, org: str, actor: str, action: str, **fields: str) -> None: ...

@@ -1,62 +1,215 @@
-"""The management API under /mnemo/v1/ (JSON, described by the served OpenAPI schema)."""
+"""The management API under /mnemo/v1/ (JSON, described by the served OpenAPI schema).
+
+Every handler authenticates first and turns the principal's limits (org, readable and writable
+levels, projects) into the store query itself, so a principal never reads what it may not see;
+an admin principal (``admin: true`` in the policy) manages every org.
+"""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Annotated, Any
 
-from litestar import Request, delete, get, post
+from litestar import Request, delete, get, patch, post
 from litestar.datastructures import State
 from litestar.di import NamedDependency
 from litestar.exceptions import NotFoundException
-from litestar.params import FromPath, FromQuery, QueryParameter
+from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
+from litestar.response import Stream
 
+from policies import fingerprint
+from policies.retention import expires_at
+from policies.secrets import contains_secret, secret_matcher
 from proxy.auth import Forbidden, authenticate
+from proxy.errors import BadRequest
 from proxy.lifespan import Services
-from proxy.memory.model import Evidence, Kind, Status, utcnow
-from proxy.memory.store import ListQuery
-from proxy.scope import Scope, readable
+from proxy.memory.model import Evidence, Kind, Memory, Source, Status, new_id, utcnow
+from proxy.memory.store import Cursor, ListQuery, RecallQuery
+from proxy.portability import Importer, export_lines, import_lines
+from proxy.scope import SCOPE_LEVELS, Principal, Scope
+
+LEVELS = frozenset(SCOPE_LEVELS)
+EXPORT_MEDIA_TYPE = "application/x-ndjson"
+CORRECTION_EXTRACTOR = "mnemo.api.correction.v1"
+RECEIPT_IDS_LISTED = 1000
 
 
-@get("/mnemo/v1/memories", tags=["memories"], summary="List memories with all their fields")
-async def list_memories(
-    request: Request[object, object, State],
-    services: NamedDependency[Services],
-    project: FromQuery[str | None] = None,
-    user: FromQuery[str | None] = None,
-    session: FromQuery[str | None] = None,
+@dataclass(frozen=True, slots=True)
+class MemoryFilters:
+    """The filters list, delete-by-filter and export share (query parameters)."""
+
+    org: str | None = None
+    project: str | None = None
+    user: str | None = None
+    session: str | None = None
+    visible: bool = False
+    kinds: tuple[Kind, ...] = ()
+    evidence: tuple[Evidence, ...] = ()
+    statuses: tuple[Status, ...] = ()
+    key: str | None = None
+    contains: str | None = None
+    observed_after: datetime | None = None
+    observed_before: datetime | None = None
+
+    def narrows(self) -> bool:
+        """Whether anything beyond the org is asked for (a bulk delete must narrow or say all=true)."""
+        return any(
+            value not in (None, (), False)
+            for name, value in ((n, getattr(self, n)) for n in MemoryFilters.__slots__)
+            if name != "org"
+        )
+
+
+async def provide_filters(
+    org: Annotated[str | None, QueryParameter(description="Admin only: another org than the key's")] = None,
+    project: Annotated[str | None, QueryParameter(description="Records bound to this project")] = None,
+    user: Annotated[str | None, QueryParameter(description="Records bound to this user")] = None,
+    session: Annotated[str | None, QueryParameter(description="Records bound to this session")] = None,
     visible: Annotated[
         bool,
         QueryParameter(
-            description="Treat org/project/user/session as a request context: list what it may see."
+            description="Treat project/user/session as a request context: what such a request may see."
         ),
     ] = False,
-    kind: FromQuery[list[Kind] | None] = None,
-    evidence: FromQuery[list[Evidence] | None] = None,
-    status: FromQuery[list[Status] | None] = None,
-    limit: Annotated[int, QueryParameter(ge=1, le=1000)] = 100,
-    offset: Annotated[int, QueryParameter(ge=0)] = 0,
-) -> dict[str, Any]:
-    principal = authenticate(request.headers, services.policy)
-    org = principal.org  # a principal lists its own org only (local mode has one org)
-    query = ListQuery(
+    kind: Annotated[list[Kind] | None, QueryParameter(description="Any of these kinds")] = None,
+    evidence: Annotated[list[Evidence] | None, QueryParameter(description="Any of these")] = None,
+    status: Annotated[list[Status] | None, QueryParameter(description="Any of these statuses")] = None,
+    key: Annotated[str | None, QueryParameter(description="Slot key, e.g. package_manager")] = None,
+    contains: Annotated[
+        str | None, QueryParameter(description="Words the text holds, in order (case-insensitive)")
+    ] = None,
+    observed_after: Annotated[datetime | None, QueryParameter(description="Observed at or after")] = None,
+    observed_before: Annotated[datetime | None, QueryParameter(description="Observed before")] = None,
+) -> MemoryFilters:
+    return MemoryFilters(
         org=org,
-        project=None if visible else project,
-        user=None if visible else user,
-        session=None if visible else session,
-        visible_to=Scope(org=org, project=project, user=user, session=session) if visible else None,
-        readable=principal.read,
+        project=project,
+        user=user,
+        session=session,
+        visible=visible,
         kinds=tuple(kind or ()),
         evidence=tuple(evidence or ()),
         statuses=tuple(status or ()),
-        limit=limit,
-        offset=offset,
+        key=key,
+        contains=contains,
+        observed_after=observed_after,
+        observed_before=observed_before,
     )
-    page = await services.store.list_memories(query)
+
+
+def listing(principal: Principal, filters: MemoryFilters, *, changing: bool, limit: int = 100) -> ListQuery:
+    """The store query for a principal's filters, limited to what it may read (and, when
+    ``changing``, also write)."""
+    if filters.org is not None and filters.org != principal.org and not principal.admin:
+        raise Forbidden(f"this key manages org {principal.org!r} only", param="org")
+    if filters.project is not None and not (principal.admin or principal.may_use_project(filters.project)):
+        raise Forbidden(f"this key may not use project {filters.project!r}", param="project")
+    org = filters.org or (None if principal.admin else principal.org)
+    levels = LEVELS if principal.admin else principal.read & principal.write if changing else principal.read
+    context = Scope(
+        org=org or principal.org, project=filters.project, user=filters.user, session=filters.session
+    )
+    exact = not filters.visible
+    return ListQuery(
+        org=org,
+        project=filters.project if exact else None,
+        user=filters.user if exact else None,
+        session=filters.session if exact else None,
+        visible_to=None if exact else context,
+        readable=levels,
+        projects=None if principal.admin else principal.allowed_projects,
+        key=filters.key,
+        kinds=filters.kinds,
+        evidence=filters.evidence,
+        statuses=filters.statuses,
+        text_contains=filters.contains,
+        observed_after=filters.observed_after,
+        observed_before=filters.observed_before,
+        limit=limit,
+    )
+
+
+def _cursor(raw: str | None) -> Cursor | None:
+    if raw is None:
+        return None
+    try:
+        return Cursor.decode(raw)
+    except ValueError as exc:
+        raise BadRequest(str(exc), param="cursor") from None
+
+
+async def _readable_memory(
+    services: Services, principal: Principal, memory_id: str, changing: bool
+) -> Memory:
+    memory = await services.store.get(memory_id)
+    allowed = memory is not None and (
+        principal.may_change(memory.scope) if changing else principal.may_read(memory.scope)
+    )
+    if memory is None or not allowed:
+        # the same answer whether it does not exist or is not this principal's to see
+        raise NotFoundException(f"no memory {memory_id}")
+    return memory
+
+
+@get("/mnemo/v1/memories", tags=["memories"], summary="List memories with all their fields, newest first")
+async def list_memories(
+    request: Request[object, object, State],
+    services: NamedDependency[Services],
+    filters: NamedDependency[MemoryFilters],
+    limit: Annotated[int, QueryParameter(ge=1, le=1000)] = 100,
+    cursor: Annotated[str | None, QueryParameter(description="next_cursor of the previous page")] = None,
+) -> dict[str, Any]:
+    principal = authenticate(request.headers, services.policy)
+    query = listing(principal, filters, changing=False, limit=limit)
+    page = await services.store.list_memories(replace(query, after=_cursor(cursor)))
     return {
         "object": "list",
         "data": [memory.to_json() for memory in page.memories],
         "total": page.total,
-        "next_offset": page.next_offset,
+        "next_cursor": page.next_cursor.encode() if page.next_cursor else None,
+    }
+
+
+@get(
+    "/mnemo/v1/memories/search",
+    tags=["memories"],
+    summary="Rank what a request in this context would recall for a text, with the scores",
+)
+async def search_memories(
+    request: Request[object, object, State],
+    services: NamedDependency[Services],
+    q: Annotated[str, QueryParameter(description="The text to recall for", min_length=1, max_length=4000)],
+    project: FromQuery[str | None] = None,
+    user: FromQuery[str | None] = None,
+    session: FromQuery[str | None] = None,
+    org: Annotated[str | None, QueryParameter(description="Admin only")] = None,
+    limit: Annotated[int, QueryParameter(ge=1, le=100)] = 10,
+) -> dict[str, Any]:
+    principal = authenticate(request.headers, services.policy)
+    query = listing(principal, MemoryFilters(org=org, project=project), changing=False)
+    scope = Scope(org=query.org or principal.org, project=project, user=user, session=session)
+    settings = services.recall_settings()
+    found = await services.store.recall(
+        RecallQuery(
+            scope=scope,
+            text=q,
+            vector=await services.embeddings.embed_one(q),
+            limit=limit,
+            candidates=max(settings.candidates, limit * 2),
+            text_weight=settings.text_weight,
+            vector_weight=settings.vector_weight,
+            readable=query.readable,
+        )
+    )
+    return {
+        "object": "list",
+        "scope": scope.as_dict(),
+        "data": [
+            {"score": round(hit.score, 6), "similarity": hit.similarity, "memory": hit.memory.to_json()}
+            for hit in found
+        ],
     }
 
 
@@ -69,29 +222,257 @@ async def get_memory(
     request: Request[object, object, State], services: NamedDependency[Services], memory_id: FromPath[str]
 ) -> dict[str, Any]:
     principal = authenticate(request.headers, services.policy)
-    memory = await services.store.get(memory_id)
-    if memory is None or memory.scope.org != principal.org or not readable(memory.scope, principal.read):
-        raise NotFoundException(f"no memory {memory_id}")
+    memory = await _readable_memory(services, principal, memory_id, changing=False)
     history = await services.store.history(memory)
     return {**memory.to_json(), "history": [version.to_json() for version in history]}
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryPatch:
+    """A correction: a new version with these changes supersedes the record; ``pinned`` alone
+    changes the record in place (pinned records never expire)."""
+
+    text: str | None = None
+    value: str | None = None
+    subject: str | None = None
+    valid_from: datetime | None = None
+    pinned: bool | None = None
+    reason: str | None = None
+
+
+@patch(
+    "/mnemo/v1/memories/{memory_id:str}",
+    tags=["memories"],
+    summary="Correct a memory: a new version supersedes it and the history keeps both (pinned: in place)",
+)
+async def patch_memory(
+    request: Request[object, object, State],
+    services: NamedDependency[Services],
+    memory_id: FromPath[str],
+    data: JSONBody[MemoryPatch],
+) -> dict[str, Any]:
+    principal = authenticate(request.headers, services.policy)
+    memory = await _readable_memory(services, principal, memory_id, changing=True)
+    now = utcnow()
+    policy = services.policy
+    extra = dict(memory.extra)
+    if data.pinned is not None:
+        extra["pinned"] = data.pinned
+    corrects = any(v is not None for v in (data.text, data.value, data.subject, data.valid_from))
+    if not corrects:
+        if data.pinned is None:
+            raise BadRequest("nothing to change: give text, value, subject, valid_from or pinned")
+        pinned = memory.with_changes(extra=extra)
+        updated = await services.store.set_extra(
+            memory, extra, expires_at(pinned, policy, now), actor=principal.name
+        )
+        return updated.to_json()
+    if memory.status is Status.SUPERSEDED or memory.valid_to is not None:
+        current = memory.superseded_by or "the newest version"
+        raise BadRequest(
+            f"{memory_id} is an old version; correct the current one ({current})", status_code=409
+        )
+    text = (data.text if data.text is not None else memory.text).strip()
+    if not text:
+        raise BadRequest("text: empty", param="text")
+    if contains_secret(text, secret_matcher(policy.secret_patterns)):
+        raise BadRequest("text holds a secret (API key, token, password); it is never stored", param="text")
+    correction = memory.with_changes(
+        id=new_id(),
+        text=text,
+        value=data.value if data.value is not None else memory.value,
+        subject=data.subject if data.subject is not None else memory.subject,
+        evidence=Evidence.ADMIN,
+        confidence=1.0,
+        source=Source(
+            role="api",
+            request_id=request.headers.get("x-request-id") or new_id(),
+            message_index=0,
+            message_sha256="",
+            span=text,
+            client=request.headers.get("user-agent"),
+        ),
+        observed_at=now,
+        valid_from=data.valid_from or now,
+        valid_to=None,
+        status=Status.ACTIVE,
+        superseded_by=None,
+        policy=policy.label,
+        extractor=CORRECTION_EXTRACTOR,
+        seen_count=1,
+        last_seen_at=None,
+        embedding_model=services.embeddings.model_id,
+        extra={**extra, "corrected_by": principal.name, **({"reason": data.reason} if data.reason else {})},
+    )
+    correction = correction.with_changes(
+        fingerprint=fingerprint(
+            correction.scope,
+            correction.kind.value,
+            correction.key,
+            correction.value or text,
+            text,
+            correction.qualifier,
+        ),
+        expires_at=expires_at(correction, policy, now),
+    )
+    (vector,) = await services.embeddings.embed_many([text])
+    written = await services.store.supersede(memory, correction, vector)
+    await services.store.record_audit(
+        memory.scope.org, principal.name, "correct", memory_id=memory.id, new_id=written.id
+    )
+    return written.to_json()
 
 
 @delete(
     "/mnemo/v1/memories/{memory_id:str}",
     tags=["memories"],
-    summary="Delete one memory everywhere it lives: record, vector, index entry, links in its history",
+    summary="Delete one memory everywhere: record, vector, index entry, history links, queued jobs, caches",
     status_code=200,
 )
 async def delete_memory(
     request: Request[object, object, State], services: NamedDependency[Services], memory_id: FromPath[str]
 ) -> dict[str, Any]:
     principal = authenticate(request.headers, services.policy)
-    memory = await services.store.get(memory_id)
-    allowed = principal.read & principal.write
-    if memory is None or memory.scope.org != principal.org or not readable(memory.scope, allowed):
-        raise NotFoundException(f"no memory {memory_id}")
-    await services.store.delete(memory, actor=principal.name, reason="deleted through the management API")
-    return {"object": "deletion", "id": memory_id, "deleted": True, "deleted_at": utcnow().isoformat()}
+    memory = await _readable_memory(services, principal, memory_id, changing=True)
+    receipt = await services.eraser.erase([memory], principal.name, "deleted through the management API")
+    return {**receipt.to_json(), "id": memory_id}
+
+
+@delete(
+    "/mnemo/v1/memories",
+    tags=["memories"],
+    summary="Delete every memory the filters match (all=true to delete all this key may change)",
+    status_code=200,
+)
+async def delete_memories(
+    request: Request[object, object, State],
+    services: NamedDependency[Services],
+    filters: NamedDependency[MemoryFilters],
+    everything: Annotated[
+        bool, QueryParameter(name="all", description="Required when no filter narrows the set")
+    ] = False,
+) -> dict[str, Any]:
+    principal = authenticate(request.headers, services.policy)
+    if not filters.narrows() and not everything:
+        raise BadRequest("no filter given: pass filters, or all=true to delete all this key may change")
+    query = listing(principal, filters, changing=True, limit=500)
+    return await _erase_matching(services, principal, query, "bulk delete through the management API")
+
+
+@delete(
+    "/mnemo/v1/scopes/{level:str}/{value:str}",
+    tags=["scopes"],
+    summary="Delete a whole scope: every memory bound to this project, user or session (or the whole org)",
+    status_code=200,
+)
+async def delete_scope(
+    request: Request[object, object, State],
+    services: NamedDependency[Services],
+    level: FromPath[str],
+    value: FromPath[str],
+) -> dict[str, Any]:
+    principal = authenticate(request.headers, services.policy)
+    if level not in LEVELS:
+        raise NotFoundException(f"no scope level {level!r}: org, project, user, session")
+    bound: dict[str, Any] = {level: value}
+    filters = MemoryFilters(**bound)
+    query = listing(principal, filters, changing=True, limit=500)
+    receipt = await _erase_matching(services, principal, query, f"{level} deleted through the management API")
+    return {**receipt, "scope": {"level": level, "value": value}}
+
+
+async def _erase_matching(
+    services: Services, principal: Principal, query: ListQuery, reason: str
+) -> dict[str, Any]:
+    """Page through the matches and erase them; deletion shrinks the set, so always read page one."""
+    ids: list[str] = []
+    purged = dropped = 0
+    while True:
+        page = await services.store.list_memories(query)
+        if not page.memories:
+            break
+        receipt = await services.eraser.erase(page.memories, principal.name, reason)
+        ids += receipt.ids
+        purged += receipt.jobs_purged
+        dropped += receipt.cached_queries_dropped
+        if not receipt.ids:  # nothing could be deleted (raced away): do not spin
+            break
+    return {
+        "object": "deletion",
+        "deleted": len(ids),
+        "ids": ids[:RECEIPT_IDS_LISTED],
+        "ids_truncated": len(ids) > RECEIPT_IDS_LISTED,
+        "jobs_purged": purged,
+        "cached_queries_dropped": dropped,
+        "deleted_at": utcnow().isoformat(),
+    }
+
+
+@get(
+    "/mnemo/v1/export",
+    tags=["portability"],
+    summary="Export as JSON Lines: one record per line, every field and schema_version; streamed",
+    media_type=EXPORT_MEDIA_TYPE,
+)
+async def export(
+    request: Request[object, object, State],
+    services: NamedDependency[Services],
+    filters: NamedDependency[MemoryFilters],
+    vectors: Annotated[
+        bool, QueryParameter(description="Include each record's vector (base64 float32) to skip re-embedding")
+    ] = False,
+) -> Stream:
+    principal = authenticate(request.headers, services.policy)
+    query = listing(principal, filters, changing=False)
+    total = await services.store.count(query)
+    await services.store.record_audit(principal.org, principal.name, "export", count=str(total))
+
+    async def lines() -> AsyncIterator[bytes]:
+        async for chunk in export_lines(services.store, query, vectors):
+            yield chunk
+
+    return Stream(
+        lines(),
+        media_type=EXPORT_MEDIA_TYPE,
+        headers={
+            "x-mnemo-export-count": str(total),
+            "x-mnemo-embedding-model": services.embeddings.model_id,
+            "content-disposition": 'attachment; filename="mnemo-export.jsonl"',
+        },
+    )
+
+
+@post(
+    "/mnemo/v1/import",
+    tags=["portability"],
+    summary="Import JSON Lines (an export): each line checked, duplicates merged, vectors re-made if needed",
+    status_code=200,
+    request_max_body_size=None,
+)
+async def import_memories(
+    request: Request[object, object, State],
+    services: NamedDependency[Services],
+    dry_run: Annotated[bool, QueryParameter(description="Check and count, write nothing")] = False,
+) -> dict[str, Any]:
+    principal = authenticate(request.headers, services.policy)
+    importer = Importer(
+        services.store,
+        services.embeddings,
+        principal,
+        secret_matcher(services.policy.secret_patterns),
+        dry_run=dry_run,
+    )
+    report = await import_lines(request.stream(), importer)
+    if not dry_run:
+        await services.store.record_audit(
+            principal.org,
+            principal.name,
+            "import",
+            imported=str(report.imported),
+            merged=str(report.merged),
+            rejected=str(report.rejected),
+        )
+    return {**report.to_json(), "dry_run": dry_run}
 
 
 @get("/mnemo/v1/audit", tags=["audit"], summary="Who did what to which memory, and when (never the text)")
@@ -118,11 +499,14 @@ async def control_scope(
     action: FromPath[str],
 ) -> dict[str, Any]:
     principal = authenticate(request.headers, services.policy)
-    if level not in ("project", "user", "session", "org") or action not in ("pause", "disable", "resume"):
+    if level not in LEVELS or action not in ("pause", "disable", "resume"):
         raise NotFoundException(
             f"no control {level}/{action}: levels org, project, user, session; actions pause, disable, resume"
         )
-    if level not in principal.write or (level == "project" and not principal.may_use_project(value)):
+    allowed = principal.admin or (
+        level in principal.write and (level != "project" or principal.may_use_project(value))
+    )
+    if not allowed:
         raise Forbidden(f"this key may not control {level} {value!r}")
     target = principal.org if level == "org" else value
     state = {"pause": "paused", "disable": "disabled", "resume": None}[action]
