@@ -15,7 +15,9 @@ _BUILTIN = (
     r"\b[Bb]earer\s+[A-Za-z0-9._~+/-]{16,}=*",
     r"\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}",  # JWTs
     r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:[^\s@/]+@",  # URLs with user:password
-    r"(?i:\b(?:password|passwd|pwd|passphrase|secret|api[_ -]?key|token)\s*(?:is|=|:)\s*\S{4,})",
+    # "password: ...", and environment-style names around the word: AWS_SECRET_ACCESS_KEY=..., DB_PASSWORD=...
+    r"(?i:\b(?:[a-z0-9]+_)*(?:password|passwd|pwd|passphrase|secret|api[_ -]?key|token|access[_-]?key)"
+    r"(?:_[a-z0-9]+)*\s*(?:is|=|:)\s*\S{4,})",
     r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b",  # email addresses
     r"\+\d{1,3}(?:[\s.-]?\(?\d{2,4}\)?){2,4}\b",  # phone numbers, international
     r"(?<![\w+-])\(?\d{3}\)?[\s.-]?\d{3}[\s.-]?\d{4}\b",  # phone numbers, 3-3-4

@@ -190,7 +190,8 @@ def parse_record(record: dict[str, Any], line_no: int, now: datetime, secrets: r
     expires_at = _time(record, "expires_at")
     if expires_at is not None and expires_at <= now:
         raise Rejected(f"expired at {expires_at.isoformat()}")
-    extra = record.get("extra") or {}
+    extra = record.get("extra")
+    extra = {} if extra is None else extra
     if not isinstance(extra, dict):
         raise Rejected("extra: must be an object")
     version_no = record.get("version", 1)

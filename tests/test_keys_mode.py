@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import subprocess
 import sys
 import time
@@ -12,6 +13,7 @@ import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import httpx
@@ -31,10 +33,11 @@ from tests.upstream import UpstreamStub
 
 pytestmark = pytest.mark.integration
 
-ACME_KEY, BETA_KEY, LIMITED_KEY = (
+ACME_KEY, BETA_KEY, LIMITED_KEY, OPS_KEY = (
     "acme-" + uuid.uuid4().hex,
     "beta-" + uuid.uuid4().hex,
     "ltd-" + uuid.uuid4().hex,
+    "ops-" + uuid.uuid4().hex,
 )
 
 
@@ -55,6 +58,7 @@ principals:
     read: [org, project]
     write: [project]
     projects: [beta-web]
+  - {{name: operator, key_sha256: {sha(OPS_KEY)}, org: ops, default_user: ops, admin: true}}
 """
 MARK = "zebracorn"  # a word only acme's records carry
 
@@ -238,6 +242,71 @@ def test_a_limited_principal_keeps_to_its_projects_and_levels(
     time.sleep(1.5)
     names = httpx.get(f"{mnemo.url}/mnemo/v1/memories", headers={"x-mnemo-key": BETA_KEY}).json()["data"]
     assert not any(m["key"] == "name" for m in names)
+
+
+def test_management_keeps_each_principal_to_its_own_and_the_admin_to_all(
+    keyed: tuple[RunningMnemo, str],
+) -> None:
+    mnemo, store_url = keyed
+    _seed_acme(store_url, [Scope("acme", project="managed"), Scope("acme")])
+    url = f"{mnemo.url}/mnemo/v1"
+
+    def call(method: str, path: str, key: str, **kwargs: Any) -> httpx.Response:
+        return httpx.request(method, f"{url}{path}", headers={"x-mnemo-key": key}, timeout=30, **kwargs)
+
+    assert call("GET", "/memories", BETA_KEY, params={"org": "acme"}).status_code == 403
+    assert call("GET", "/export", BETA_KEY, params={"org": "acme"}).status_code == 403
+    assert MARK.encode() not in call("GET", "/export", BETA_KEY).content
+    assert httpx.get(f"{url}/memories").status_code == 401
+    # the operator sees one org when it asks
+    acme_only = call("GET", "/memories", OPS_KEY, params={"org": "acme", "limit": 1000}).json()["data"]
+    assert acme_only and {m["scope"]["org"] for m in acme_only} == {"acme"}
+    org_wide = next(m for m in acme_only if m["scope"]["project"] is None)
+    assert call("DELETE", f"/memories/{org_wide['id']}", BETA_KEY).status_code == 404
+
+    # beta-ci reads org and project records but writes project ones only, in beta-web only
+    imported = call(
+        "POST",
+        "/import",
+        LIMITED_KEY,
+        content="\n".join(
+            json.dumps({"kind": "semantic", "text": text, "scope": {"org": "acme", **scope}})
+            for text, scope in [
+                ("Beta web deploys from main.", {"project": "beta-web"}),
+                ("Beta api deploys from main.", {"project": "beta-api"}),
+                ("Ci likes short answers.", {"user": "ci"}),
+            ]
+        ),
+    ).json()
+    assert (imported["imported"], imported["rejected"]) == (1, 2)
+    assert all(r["reason"].startswith("forbidden") for r in imported["rejections"])
+    (landed,) = call("GET", "/memories", BETA_KEY, params={"contains": "Beta web deploys"}).json()["data"]
+    assert landed["scope"]["org"] == "beta" and landed["evidence"] == "imported"  # its own org, always
+    assert call("GET", "/memories", LIMITED_KEY, params={"project": "beta-api"}).status_code == 403
+    beta_org = call(
+        "POST",
+        "/import",
+        BETA_KEY,
+        content=json.dumps({"kind": "semantic", "text": "Beta ships on Fridays.", "scope": {"org": "beta"}}),
+    )
+    assert beta_org.json()["imported"] == 1
+    org_fact = next(
+        m
+        for m in call("GET", "/memories", LIMITED_KEY, params={"limit": 1000}).json()["data"]
+        if m["text"] == "Beta ships on Fridays."
+    )
+    # it reads the org-wide fact but may not delete it, not even by deleting the whole org:
+    # that deletes only what it may change (the beta-web record it imported)
+    assert call("DELETE", f"/memories/{org_fact['id']}", LIMITED_KEY).status_code == 404
+    assert call("DELETE", "/scopes/org/beta", LIMITED_KEY).json()["ids"] == [landed["id"]]
+    assert call("GET", f"/memories/{org_fact['id']}", LIMITED_KEY).status_code == 200
+    assert call("DELETE", "/scopes/org/acme", BETA_KEY).status_code == 403
+    # the operator sees every org, and deletes acme's managed project; beta's records stay
+    everything = call("GET", "/memories", OPS_KEY, params={"limit": 1000}).json()["data"]
+    assert {"acme", "beta"} <= {m["scope"]["org"] for m in everything}
+    receipt = call("DELETE", "/scopes/project/managed", OPS_KEY, params={"org": "acme"}).json()
+    assert receipt["deleted"] >= 1
+    assert call("GET", "/memories", ACME_KEY, params={"project": "managed"}).json()["total"] == 0
 
 
 def test_keys_policy_allows_a_public_address(tmp_path: Path) -> None:

@@ -1,0 +1,183 @@
+"""Memory that moves and memory that goes: export from one data dir and import into a fresh one
+recalls the same records; a deleted record leaves nothing behind in the raw store, not even in a
+queued extraction job that would have learned it again. Each test has its own stores."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import redis
+
+from proxy.memory.embedded import EmbeddedStore
+from proxy.settings import Settings
+from tests.conftest import RunningMnemo, serve_mnemo
+from tests.helpers import injected_block
+from tests.upstream import UpstreamStub
+
+pytestmark = pytest.mark.integration
+
+
+def serve(store: EmbeddedStore, upstream: UpstreamStub, data: Path, **changes: Any) -> RunningMnemo:
+    return serve_mnemo(
+        Settings(
+            redis_url=store.url,
+            upstream_url=upstream.url,
+            anthropic_upstream_url=upstream.anthropic_url,
+            data_dir=data,
+            **changes,
+        )
+    )
+
+
+def chat(mnemo: RunningMnemo, text: str, project: str, user: str = "ana") -> httpx.Response:
+    return httpx.post(
+        f"{mnemo.openai_base}/chat/completions",
+        headers={"x-mnemo-project": project, "x-mnemo-user": user},
+        json={"model": "m", "messages": [{"role": "user", "content": text}]},
+        timeout=30,
+    )
+
+
+def raw_store_holds(url: str, needle: str) -> list[str]:
+    """Every key of any type whose name or content holds ``needle`` (case-insensitive)."""
+    client = redis.Redis.from_url(url)
+    found: list[str] = []
+    low = needle.lower().encode()
+    for key in client.scan_iter(count=1000):
+        kind = client.type(key).decode()
+        if kind == "hash":
+            blobs = [b for pair in client.hgetall(key).items() for b in pair]
+        elif kind == "stream":
+            blobs = [b for _, fields in client.xrange(key) for pair in fields.items() for b in pair]
+        elif kind == "string":
+            blobs = [client.get(key) or b""]
+        elif kind == "set":
+            blobs = list(client.smembers(key))
+        elif kind == "list":
+            blobs = client.lrange(key, 0, -1)
+        elif kind == "zset":
+            blobs = [m for m, _ in client.zrange(key, 0, -1, withscores=True)]
+        else:
+            blobs = []
+        if low in key.lower() or any(low in blob.lower() for blob in blobs):
+            found.append(key.decode())
+    client.close()
+    return found
+
+
+@pytest.fixture
+def own_store(tmp_path: Path) -> Iterator[EmbeddedStore]:
+    with EmbeddedStore(tmp_path / "store") as embedded:
+        yield embedded
+
+
+def test_deleted_memory_leaves_no_trace_and_a_queued_job_cannot_bring_it_back(
+    own_store: EmbeddedStore, upstream: UpstreamStub, tmp_path: Path
+) -> None:
+    said = "We use quokkadb for caching."
+    learner = serve(own_store, upstream, tmp_path / "a")
+    chat(learner, said, "zoo")
+    (memory,) = learner.wait_for_memories(1, project="zoo")
+    assert "quokkadb" in memory["text"]
+    learner.stop()
+
+    # a proxy without a worker: the same sentence said again waits in the job queue
+    quiet = serve(own_store, upstream, tmp_path / "b", run_worker=False)
+    assert chat(quiet, said, "zoo").status_code == 200
+    assert "mnemo:jobs" in raw_store_holds(own_store.url, "quokkadb")
+
+    receipt = httpx.delete(f"{quiet.url}/mnemo/v1/memories/{memory['id']}").json()
+    assert receipt["deleted"] == 1 and receipt["jobs_purged"] == 1
+    assert raw_store_holds(own_store.url, "quokkadb") == []
+    assert quiet.memories(project="zoo") == []
+    search = httpx.get(f"{quiet.url}/mnemo/v1/memories/search", params={"q": "caching", "project": "zoo"})
+    assert search.json()["data"] == []
+    assert b"quokkadb" not in httpx.get(f"{quiet.url}/mnemo/v1/export").content
+    assert httpx.get(f"{quiet.url}/mnemo/v1/memories/{memory['id']}").status_code == 404
+    quiet.stop()
+
+    # a worker starting now finds nothing to learn it from again
+    worker = serve(own_store, upstream, tmp_path / "c")
+    time.sleep(2.0)
+    assert worker.memories(project="zoo") == []
+    assert raw_store_holds(own_store.url, "quokkadb") == []
+    worker.stop()
+
+
+TEACH = [
+    ("web", "ana", "This repo uses pnpm."),
+    ("web", "ana", "The test command is `pnpm test:unit`."),
+    ("web", "ana", "We switched from pnpm to yarn last week."),
+    ("api", "ana", "The API service uses Postgres 16."),
+    ("api", "ana", "I prefer concise answers with bullet points."),
+    ("api", "bo", "Always run the linter before you commit."),
+]
+ASK = [
+    ("web", "ana", "How do I install the dependencies?"),
+    ("api", "ana", "Which database do we use here?"),
+    ("api", "bo", "Anything I should do before committing?"),
+]
+
+
+def _export(mnemo: RunningMnemo, **params: Any) -> list[str]:
+    response = httpx.get(f"{mnemo.url}/mnemo/v1/export", params=params, timeout=60)
+    assert response.status_code == 200 and response.headers["content-type"].startswith("application/x-ndjson")
+    lines = response.text.splitlines()
+    assert int(response.headers["x-mnemo-export-count"]) == len(lines)
+    return lines
+
+
+def _blocks(mnemo: RunningMnemo, upstream: UpstreamStub) -> list[str | None]:
+    blocks = []
+    for project, user, text in ASK:
+        upstream.requests.clear()
+        assert chat(mnemo, text, project, user).status_code == 200
+        blocks.append(injected_block(upstream.chat_requests()[-1]))
+    return blocks
+
+
+def test_export_then_import_into_a_fresh_store_recalls_the_same_records(
+    upstream: UpstreamStub, fresh_upstream: UpstreamStub, tmp_path: Path
+) -> None:
+    with EmbeddedStore(tmp_path / "one") as first_store:
+        first = serve(first_store, upstream, tmp_path / "d1")
+        for project, user, text in TEACH:
+            chat(first, text, project, user)
+        first.wait_for_memories(6)  # pnpm, then yarn superseding it, and four more
+        time.sleep(0.5)  # nothing else still being learned
+        exported = _export(first)
+        with_vectors = _export(first, vectors="true")
+        before = _blocks(first, fresh_upstream)
+        first.stop()
+    assert all(json.loads(line)["schema_version"] == 1 for line in exported)
+    assert {json.loads(line)["status"] for line in exported} >= {"active", "superseded"}
+    assert all("embedding" in json.loads(line) for line in with_vectors)
+    assert sum(b is not None for b in before) == 3
+
+    with EmbeddedStore(tmp_path / "two") as second_store:
+        second = serve(second_store, upstream, tmp_path / "d2", run_worker=False)
+        body = ("\n".join(exported) + "\n").encode()
+        report = httpx.post(f"{second.url}/mnemo/v1/import", content=body, timeout=60).json()
+        assert (report["imported"], report["merged"], report["rejected"]) == (len(exported), 0, 0)
+        assert report["reembedded"] == len(exported)
+        assert _blocks(second, fresh_upstream) == before
+        # every field, provenance included, comes back as it left
+        assert sorted(_export(second)) == sorted(exported)
+        again = httpx.post(f"{second.url}/mnemo/v1/import", content=body, timeout=60).json()
+        assert (again["imported"], again["merged"], again["rejected"]) == (0, len(exported), 0)
+        assert sorted(_export(second)) == sorted(exported)
+        second.stop()
+
+    with EmbeddedStore(tmp_path / "three") as third_store:
+        third = serve(third_store, upstream, tmp_path / "d3", run_worker=False)
+        body = ("\n".join(with_vectors) + "\n").encode()
+        report = httpx.post(f"{third.url}/mnemo/v1/import", content=body, timeout=60).json()
+        assert report["imported"] == len(exported) and report["reembedded"] == 0
+        assert _blocks(third, fresh_upstream) == before
+        third.stop()
