@@ -130,7 +130,8 @@ def test_listing_applies_the_principals_limits() -> None:
         projects=frozenset({"web"}),
     )
     query = listing(limited, MemoryFilters(), changing=False)
-    assert query.org == "beta" and query.readable == {"org", "project"} and query.projects == {"web"}
+    assert query.org == "beta" and query.readable == frozenset({"org", "project"})
+    assert query.projects == frozenset({"web"})
     assert listing(limited, MemoryFilters(), changing=True).readable == {"project"}
     with pytest.raises(Forbidden):
         listing(limited, MemoryFilters(org="acme"), changing=False)

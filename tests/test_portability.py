@@ -50,22 +50,25 @@ def raw_store_holds(url: str, needle: str) -> list[str]:
     found: list[str] = []
     low = needle.lower().encode()
     for key in client.scan_iter(count=1000):
-        kind = client.type(key).decode()
+        kind = str(client.type(key), "utf-8")
+        blobs: list[Any]
         if kind == "hash":
             blobs = [b for pair in client.hgetall(key).items() for b in pair]
         elif kind == "stream":
-            blobs = [b for _, fields in client.xrange(key) for pair in fields.items() for b in pair]
+            entries: Any = client.xrange(key)
+            blobs = [b for _, fields in entries for pair in fields.items() for b in pair]
         elif kind == "string":
             blobs = [client.get(key) or b""]
         elif kind == "set":
             blobs = list(client.smembers(key))
         elif kind == "list":
-            blobs = client.lrange(key, 0, -1)
+            blobs = list(client.lrange(key, 0, -1))
         elif kind == "zset":
-            blobs = [m for m, _ in client.zrange(key, 0, -1, withscores=True)]
+            members: Any = client.zrange(key, 0, -1)
+            blobs = list(members)
         else:
             blobs = []
-        if low in key.lower() or any(low in blob.lower() for blob in blobs):
+        if low in key.lower() or any(low in bytes(blob).lower() for blob in blobs):
             found.append(key.decode())
     client.close()
     return found
