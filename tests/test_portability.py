@@ -50,7 +50,8 @@ def raw_store_holds(url: str, needle: str) -> list[str]:
     found: list[str] = []
     low = needle.lower().encode()
     for key in client.scan_iter(count=1000):
-        kind = str(client.type(key), "utf-8")
+        raw_kind: Any = client.type(key)
+        kind = raw_kind.decode()
         blobs: list[Any]
         if kind == "hash":
             blobs = [b for pair in client.hgetall(key).items() for b in pair]
