@@ -17,6 +17,7 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
 
+from proxy import memories_cli
 from proxy.errors import ConfigError, MnemoError
 from proxy.settings import Settings
 
@@ -56,6 +57,8 @@ def _parser() -> argparse.ArgumentParser:
     check = policy_commands.add_parser("check", help="validate a policy file: exit 0, or 1 with each problem")
     check.add_argument("file")
 
+    memories_cli.add_parser(commands)
+
     doctor = commands.add_parser("doctor", help="ask a running server how it is, and check its policy file")
     doctor.add_argument("--url", default=os.environ.get("MNEMO_URL", "http://127.0.0.1:8080"))
     doctor.add_argument(
@@ -77,6 +80,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _policy_check(args)
         if args.command == "doctor":
             return _doctor(args)
+        if args.command == "memories":
+            return memories_cli.run(args)
         return _worker(args)
     except MnemoError as exc:
         print(f"mnemo: {exc}", file=sys.stderr)

@@ -29,6 +29,7 @@ from proxy.scope import Scope
 from proxy.settings import Settings
 from tests.conftest import RunningMnemo, free_port, serve_mnemo
 from tests.helpers import injected_block, memory_record
+from tests.test_memories_cli import mnemo_cli
 from tests.upstream import UpstreamStub
 
 pytestmark = pytest.mark.integration
@@ -307,6 +308,14 @@ def test_management_keeps_each_principal_to_its_own_and_the_admin_to_all(
     receipt = call("DELETE", "/scopes/project/managed", OPS_KEY, params={"org": "acme"}).json()
     assert receipt["deleted"] >= 1
     assert call("GET", "/memories", ACME_KEY, params={"project": "managed"}).json()["total"] == 0
+
+
+def test_the_cli_takes_its_key_from_the_environment(keyed: tuple[RunningMnemo, str]) -> None:
+    mnemo, _ = keyed
+    assert mnemo_cli(mnemo, "list").returncode == 4  # no key: 401
+    assert mnemo_cli(mnemo, "list", "--org", "acme", token=BETA_KEY).returncode == 4  # another org: 403
+    listed = mnemo_cli(mnemo, "list", "--json", token=OPS_KEY)
+    assert listed.returncode == 0 and "data" in json.loads(listed.stdout)
 
 
 def test_keys_policy_allows_a_public_address(tmp_path: Path) -> None:
