@@ -6,7 +6,7 @@ import argparse
 import importlib
 import sys
 
-BENCHMARKS = ("overhead", "recall", "extraction")
+BENCHMARKS = ("overhead", "recall", "extraction", "portability")
 
 
 def main() -> int:

@@ -32,6 +32,7 @@ from proxy.scope import MAX_SCOPE_VALUE_CHARS, Principal, Scope
 
 EXPORT_PAGE = 500
 IMPORT_BATCH = 256
+EMBED_BATCH = 32  # the model's working memory grows with the batch; 32 is as fast as 256 here
 MAX_LINE_BYTES = 64 * 1024
 MAX_TEXT_CHARS = 4000
 MAX_REJECTIONS_LISTED = 100
@@ -48,20 +49,25 @@ class Rejected(ValueError):
 # Export ------------------------------------------------------------------------------------------
 
 
-def export_line(memory: Memory, vector: bytes | None) -> bytes:
+def export_line(memory: Memory, vector: bytes | None, model: str) -> bytes:
     record = memory.to_json()
     if vector is not None:
+        # every vector in one index comes from the index's model, whatever an old record says
         record["embedding"] = base64.b64encode(vector).decode("ascii")
+        record["embedding_model"] = model
     return json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
 
 
-async def export_lines(store: MemoryStore, query: ListQuery, vectors: bool) -> AsyncIterator[bytes]:
-    """Every record the query matches, every version, as JSON Lines; read a page at a time."""
+async def export_lines(
+    store: MemoryStore, query: ListQuery, vectors: bool, model: str
+) -> AsyncIterator[bytes]:
+    """Every record the query matches, every version, as JSON Lines; read a page at a time.
+    With ``vectors``, each line carries its vector, made by ``model``."""
     page_query = replace(query, limit=EXPORT_PAGE, offset=0, after=None)
     while True:
         page = await store.list_memories(page_query)
         stored = await store.vectors([m.id for m in page.memories]) if vectors else {}
-        yield b"".join(export_line(memory, stored.get(memory.id)) for memory in page.memories)
+        yield b"".join(export_line(memory, stored.get(memory.id), model) for memory in page.memories)
         if page.next_cursor is None:
             return
         page_query = replace(page_query, after=page.next_cursor)
@@ -360,11 +366,12 @@ class Importer:
             stored_vector(item.vector, item.line_model, model, dims) for item in fresh
         ]
         missing = [i for i, vector in enumerate(vectors) if vector is None]
-        if missing:
-            made = await self._embeddings.embed_many([fresh[i].memory.text for i in missing])
-            for i, vector in zip(missing, made, strict=True):
+        for start in range(0, len(missing), EMBED_BATCH):
+            chunk = missing[start : start + EMBED_BATCH]
+            made = await self._embeddings.embed_many([fresh[i].memory.text for i in chunk])
+            for i, vector in zip(chunk, made, strict=True):
                 vectors[i] = vector
-            self.report.reembedded += len(missing)
+            self.report.reembedded += len(chunk)
         memories = await self._reconcile_batch([i.memory.with_changes(embedding_model=model) for i in fresh])
         writes = [(m, vector) for m, vector in zip(memories, vectors, strict=True) if vector is not None]
         if not self._dry_run:

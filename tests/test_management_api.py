@@ -104,6 +104,30 @@ def test_list_filters_and_cursor_pages(mnemo: RunningMnemo, unique: Callable[[st
     assert bad.status_code == 400 and "cursor" in bad.json()["error"]["message"]
 
 
+def test_cursor_pages_through_records_that_share_one_time(
+    mnemo: RunningMnemo, unique: Callable[[str], str]
+) -> None:
+    project = unique("ties")
+    records = [record(project, f"Tied fact {i}.", T0) for i in range(23)]
+    records += [record(project, f"Later fact {i}.", T0 + timedelta(microseconds=1)) for i in range(4)]
+    import_records(mnemo, records)
+    seen: list[str] = []
+    cursor = None
+    while True:
+        page = listing(mnemo, project=project, limit=5, **({"cursor": cursor} if cursor else {}))
+        seen += [m["id"] for m in page["data"]]
+        cursor = page["next_cursor"]
+        if cursor is None:
+            break
+    assert len(seen) == len(set(seen)) == 27
+    assert set(seen[:4]) == {r["id"] for r in records[23:]}  # newest first, ties by id
+    assert seen[4:] == sorted((r["id"] for r in records[:23]), reverse=True)
+    # the exact time comes back, to the microsecond
+    assert {m["observed_at"] for m in listing(mnemo, project=project, limit=4)["data"]} == {
+        (T0 + timedelta(microseconds=1)).isoformat()
+    }
+
+
 def test_search_ranks_like_recall_with_scores(mnemo: RunningMnemo, unique: Callable[[str], str]) -> None:
     project = unique("search")
     import_records(

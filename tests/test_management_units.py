@@ -108,9 +108,9 @@ def test_a_stored_vector_is_used_only_for_the_same_model_and_size() -> None:
 
 
 def test_cursor_round_trip_and_garbage() -> None:
-    cursor = Cursor(observed_at=1764454800.123456, id="01ABC")
+    cursor = Cursor(micros=1764454800123456, skip=3)
     assert Cursor.decode(cursor.encode()) == cursor
-    for raw in ("", "abc", "1.5_", "x_01ABC"):
+    for raw in ("", "abc", "1.5_2", "12_", "_3", "12_-1", "x_01ABC"):
         with pytest.raises(ValueError):
             Cursor.decode(raw)
 

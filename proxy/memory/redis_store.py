@@ -44,7 +44,7 @@ from proxy.scope import SCOPE_LEVELS, UNSET_TAG, Scope, scope_key, scope_tag, vi
 log = logging.getLogger("mnemo.store")
 
 META_KEY = "mnemo:meta"
-INDEX_SCHEMA_VERSION = "3"  # 2: scope_key; 3: slot
+INDEX_SCHEMA_VERSION = "4"  # 2: scope_key; 3: slot; 4: list_order
 
 
 def hash_row(memory: Memory) -> dict[str, str | float | int | bytes]:
@@ -56,10 +56,16 @@ def hash_row(memory: Memory) -> dict[str, str | float | int | bytes]:
 
 def derived_tags(memory: Memory) -> dict[str, str]:
     """TAGs computed from the record, which a migration can recompute for older records."""
-    tags = {"scope_key": scope_key(memory.scope)}
+    tags = {"scope_key": scope_key(memory.scope), "list_order": list_order(memory)}
     if memory.key:
         tags["slot"] = slot_key(memory.scope, memory.key, memory.qualifier)
     return tags
+
+
+def list_order(memory: Memory) -> str:
+    """Sorts like (observed_at, id): a total order, so cursor pages neither skip nor repeat."""
+    micros = round(memory.observed_at.timestamp() * 1_000_000)
+    return f"{micros:020d}-{memory.id}"
 
 
 VECTOR_ALGORITHMS = ("flat", "hnsw")
@@ -121,10 +127,6 @@ def list_filter(query: ListQuery) -> FilterExpression:
     if query.observed_before is not None:
         where = where & (Num("observed_at") < query.observed_before.timestamp())
     return where
-
-
-def _cursor_of(row: dict[str, Any]) -> Cursor:
-    return Cursor(observed_at=float(row["observed_at"]), id=str(row["id"]).rsplit(":", 1)[-1])
 
 
 def _current_filter() -> FilterExpression:
@@ -429,44 +431,36 @@ class RedisMemoryStore(RedisScopeState):
         return [from_hash(self._row(row)) for row in await self._search(search)]
 
     async def list_memories(self, query: ListQuery) -> ListPage:
+        """A page in listing order. The index gives the order and the ids; the records are read
+        from their hashes, because the index returns a sortable number rounded (observed_at)."""
         where = list_filter(query)
-        if query.after is None:
-            search = FilterQuery(where, return_fields=self._return_fields, sort_by=("observed_at", "DESC"))
-            search.paging(query.offset, query.limit)
-            docs, total = await self._page(search)
-            memories = [from_hash(self._row(doc)) for doc in docs]
-            end = query.offset + len(memories)
-            cursor = _cursor_of(docs[-1]) if docs and end < total else None
-            return ListPage(
-                memories=memories,
-                total=total,
-                next_offset=end if end < total else None,
-                next_cursor=cursor,
-            )
-        # After a cursor: records at or before its time, ties broken by id descending. A window a
-        # little larger than the page holds every record that shares the boundary timestamp.
         after = query.after
-        search = FilterQuery(
-            where & (Num("observed_at") <= after.observed_at),
-            return_fields=self._return_fields,
-            sort_by=("observed_at", "DESC"),
-        )
-        search.paging(0, query.limit + 64)
-        docs, remaining = await self._page(search)
-        ordered = sorted(docs, key=lambda doc: (float(doc["observed_at"]), str(doc["id"])), reverse=True)
-        fresh = [
-            doc
-            for doc in ordered
-            if float(doc["observed_at"]) < after.observed_at or self._row(doc)["id"] < after.id
-        ]
-        taken = fresh[: query.limit]
-        skipped = len(ordered) - len(fresh)
-        more = remaining - skipped > len(taken)
-        total = await self.count(query)
+        if after is not None:
+            # every record at or before the cursor's microsecond; those at exactly that
+            # microsecond already returned are skipped (they sort by id, the same on every query)
+            where = where & (Num("observed_at") <= (after.micros + 0.5) / 1_000_000)
+        search = FilterQuery(where, return_fields=["list_order"], sort_by=("list_order", "DESC"))
+        start = after.skip if after is not None else query.offset
+        search.paging(start, query.limit)
+        try:
+            result = await self._index.search(search.query, query_params=search.params)
+        except (RedisError, RedisVLError, OSError) as exc:
+            raise StoreUnavailable(f"listing failed: {exc}") from exc
+        matched = int(result.total)
+        ids = [str(doc.id).removeprefix(self._key("")) for doc in result.docs]
+        found = await self.get_many(ids)
+        end = start + len(ids)
+        cursor = None
+        if ids and end < matched and (after is not None or query.offset == 0):
+            orders = [int(str(getattr(doc, "list_order", "0"))[:20]) for doc in result.docs]
+            last = orders[-1]
+            carried = after.skip if after is not None and last == after.micros else 0
+            cursor = Cursor(micros=last, skip=carried + orders.count(last))
         return ListPage(
-            memories=[from_hash(self._row(doc)) for doc in taken],
-            total=total,
-            next_cursor=_cursor_of(self._row(taken[-1])) if taken and more else None,
+            memories=[found[i] for i in ids if i in found],  # one may have gone since the query
+            total=await self.count(query) if after is not None else matched,
+            next_offset=end if end < matched and after is None else None,
+            next_cursor=cursor,
         )
 
     async def count(self, query: ListQuery) -> int:

@@ -36,25 +36,24 @@ class ScoredMemory:
 class Cursor:
     """Where a page ended, in the listing order (newest ``observed_at`` first, then id descending).
 
-    Keyed on the last record rather than a count, so records written meanwhile neither repeat
-    nor go missing from the pages still to come.
+    Keyed on the last record's time (in microseconds) rather than a count from the start, so
+    records written meanwhile neither repeat nor go missing from the pages still to come. Many
+    records can share one time (imports write in bursts, some clocks tick coarsely), so the cursor
+    also says how many of those at exactly that time were already returned; they sort by id.
     """
 
-    observed_at: float
-    id: str
+    micros: int
+    skip: int = 0
 
     def encode(self) -> str:
-        return f"{self.observed_at!r}_{self.id}"
+        return f"{self.micros}_{self.skip}"
 
     @classmethod
     def decode(cls, raw: str) -> Cursor:
-        observed, sep, memory_id = raw.partition("_")
-        try:
-            if not sep or not memory_id:
-                raise ValueError(raw)
-            return cls(observed_at=float(observed), id=memory_id)
-        except ValueError:
-            raise ValueError(f"not a cursor this server issued: {raw!r}") from None
+        micros, sep, skip = raw.partition("_")
+        if not (sep and micros.isdigit() and skip.isdigit()):
+            raise ValueError(f"not a cursor this server issued: {raw!r}")
+        return cls(micros=int(micros), skip=int(skip))
 
 
 @dataclass(frozen=True, slots=True)

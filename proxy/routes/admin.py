@@ -428,7 +428,7 @@ async def export(
     await services.store.record_audit(principal.org, principal.name, "export", count=str(total))
 
     async def lines() -> AsyncIterator[bytes]:
-        async for chunk in export_lines(services.store, query, vectors):
+        async for chunk in export_lines(services.store, query, vectors, services.embeddings.model_id):
             yield chunk
 
     return Stream(
