@@ -87,6 +87,7 @@ def create_app(settings: Settings, models: Models | None = None) -> Litestar:
             admin.control_scope,
             health.healthz,
             health.readyz,
+            health.metrics,
         ],
         dependencies={
             "services": Provide(provide_services, sync_to_thread=False),

@@ -175,6 +175,17 @@ class JobQueue:
                 pipe.xdel(STREAM, *entry_ids)
                 await pipe.execute()
 
+    async def lengths(self) -> tuple[int, int]:
+        """Jobs waiting (or being worked on) and dead-lettered."""
+        try:
+            async with self._client.pipeline(transaction=False) as pipe:
+                pipe.xlen(STREAM)
+                pipe.xlen(DEAD_LETTERS)
+                waiting, dead = await pipe.execute()
+        except (RedisError, OSError) as exc:
+            raise StoreUnavailable(f"could not read the job queue: {exc}") from exc
+        return int(waiting), int(dead)
+
     async def purge(self, fragments: list[str]) -> int:
         """Drop queued and dead-lettered jobs whose messages contain any of ``fragments`` (case
         folded): a deleted memory must not come back from an exchange still waiting to be learned

@@ -20,6 +20,7 @@ from proxy.forget import Eraser
 from proxy.jobs import ExtractionJob, JobQueue, Learner, run_worker
 from proxy.memory.embeddings import Embedder, EmbeddingService, build_embedder
 from proxy.memory.redis_store import RedisMemoryStore
+from proxy.metrics import Metrics
 from proxy.settings import RecallSettings, Settings
 
 log = logging.getLogger("mnemo")
@@ -38,6 +39,7 @@ class Services:
     queue: JobQueue
     policies: PolicyHolder
     rules: list[Rule]
+    metrics: Metrics = field(default_factory=Metrics)
     store_ready: bool = False
     _last_open_attempt: float = field(default=0.0)
     _background: set[asyncio.Task[None]] = field(default_factory=set)

@@ -280,3 +280,28 @@ def test_import_keeps_one_current_value_per_slot(mnemo: RunningMnemo, unique: Ca
     assert [m["value"] for m in current] == ["pnpm"]
     old = listing(mnemo, project=project, status="superseded")["data"]
     assert [m["value"] for m in old] == ["npm"] and old[0]["superseded_by"] == newer["id"]
+
+
+def test_metrics_count_calls_and_read_the_store(mnemo: RunningMnemo, unique: Callable[[str], str]) -> None:
+    def scrape() -> dict[str, float]:
+        response = httpx.get(f"{mnemo.url}/metrics")
+        assert response.status_code == 200 and response.headers["content-type"].startswith("text/plain")
+        return {
+            name: float(value)
+            for name, _, value in (line.rpartition(" ") for line in response.text.splitlines())
+            if not name.startswith("#")
+        }
+
+    import_records(mnemo, [record(unique("metrics"), "Metrics are scraped every 15 seconds.", T0)])
+    before = scrape()
+    key = 'mnemo_requests_total{api="openai.chat",status="ok"}'
+    httpx.post(
+        f"{mnemo.openai_base}/chat/completions",
+        headers={"x-mnemo-project": unique("metrics")},
+        json={"model": "m", "messages": [{"role": "user", "content": "hello"}]},
+        timeout=30,
+    )
+    after = scrape()
+    assert after[key] == before.get(key, 0) + 1
+    assert after["mnemo_overhead_seconds_count"] == before["mnemo_overhead_seconds_count"] + 1
+    assert after["mnemo_store_up"] == 1 and after["mnemo_memories_stored"] > 0

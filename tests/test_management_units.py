@@ -16,6 +16,7 @@ from policies.secrets import secret_matcher
 from proxy.auth import Forbidden
 from proxy.memory.model import Evidence, Kind, Status
 from proxy.memory.store import Cursor
+from proxy.metrics import Metrics
 from proxy.portability import (
     MAX_LINE_BYTES,
     Rejected,
@@ -29,6 +30,15 @@ from proxy.routes.admin import MemoryFilters, listing
 from proxy.scope import Principal, Scope
 
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
+# reads org and project records, writes project ones, in project "web" only
+LIMITED = Principal(
+    "ci",
+    "beta",
+    "ci",
+    read=frozenset({"org", "project"}),
+    write=frozenset({"project"}),
+    projects=frozenset({"web"}),
+)
 SECRETS = secret_matcher()
 
 
@@ -121,14 +131,7 @@ def test_filters_narrow_only_beyond_the_org() -> None:
 
 
 def test_listing_applies_the_principals_limits() -> None:
-    limited = Principal(
-        "ci",
-        "beta",
-        "ci",
-        read=frozenset({"org", "project"}),
-        write=frozenset({"project"}),
-        projects=frozenset({"web"}),
-    )
+    limited = LIMITED
     query = listing(limited, MemoryFilters(), changing=False)
     assert query.org == "beta" and query.readable == frozenset({"org", "project"})
     assert query.projects == frozenset({"web"})
@@ -143,14 +146,7 @@ def test_listing_applies_the_principals_limits() -> None:
 
 
 def test_principals_may_read_and_change_by_level_and_project() -> None:
-    limited = Principal(
-        "ci",
-        "beta",
-        "ci",
-        read=frozenset({"org", "project"}),
-        write=frozenset({"project"}),
-        projects=frozenset({"web"}),
-    )
+    limited = LIMITED
     assert limited.may_read(Scope("beta")) and not limited.may_change(Scope("beta"))
     assert limited.may_change(Scope("beta", project="web"))
     assert not limited.may_read(Scope("beta", project="api"))
@@ -197,3 +193,19 @@ def test_an_overlong_line_is_rejected_once_and_the_next_line_still_read() -> Non
     assert len(collector.lines) == 3 and collector.lines[1:] == [good, b"<flush>"]
     with pytest.raises(Rejected, match="longer than"):
         decode_line(collector.lines[0])
+
+
+def test_metrics_text_is_cumulative_and_labelled() -> None:
+    metrics = Metrics()
+    for overhead in (0.5, 3.0, 3.0, 700.0):
+        metrics.observe_request("chat", "ok", recalled=2, forgotten=0, overhead_ms=overhead)
+    metrics.observe_request("messages", "degraded", recalled=0, forgotten=1, overhead_ms=2000.0)
+    text = metrics.render([("mnemo_store_up", "up", 1)])
+    assert 'mnemo_requests_total{api="chat",status="ok"} 4' in text
+    assert 'mnemo_requests_total{api="messages",status="degraded"} 1' in text
+    assert 'mnemo_recalled_memories_total{api="chat"} 8' in text
+    assert 'mnemo_overhead_seconds_bucket{le="0.001"} 1' in text
+    assert 'mnemo_overhead_seconds_bucket{le="0.005"} 3' in text
+    assert 'mnemo_overhead_seconds_bucket{le="1"} 4' in text
+    assert 'mnemo_overhead_seconds_bucket{le="+Inf"} 5' in text
+    assert "mnemo_forgotten_memories_total 1" in text and "mnemo_store_up 1" in text

@@ -34,3 +34,22 @@ async def readyz(services: NamedDependency[Services]) -> Response[dict[str, Any]
         ready = False
         checks["store"] = str(exc)
     return Response({"ready": ready, "checks": checks}, status_code=200 if ready else 503)
+
+
+@get("/metrics", tags=["health"], media_type="text/plain; version=0.0.4")
+async def metrics(services: NamedDependency[Services]) -> str:
+    """Prometheus text format: request counters of this process, store gauges read now."""
+    gauges: list[tuple[str, str, float]] = []
+    try:
+        waiting, dead = await services.queue.lengths()
+        stored = await services.store.record_count()
+    except StoreUnavailable:
+        gauges.append(("mnemo_store_up", "Whether the memory store answered this scrape.", 0))
+    else:
+        gauges += [
+            ("mnemo_store_up", "Whether the memory store answered this scrape.", 1),
+            ("mnemo_jobs_waiting", "Extraction jobs queued or being worked on.", waiting),
+            ("mnemo_jobs_dead", "Extraction jobs that failed too often (dead letters).", dead),
+            ("mnemo_memories_stored", "Records in the index, every version and status.", stored),
+        ]
+    return services.metrics.render(gauges)

@@ -89,7 +89,11 @@ async def relay_with_memory(
         ),
         services.settings.upstream_first_byte_timeout_s,
     )
-    headers = mnemo_headers(mode, outcome, forgotten, clock.ms(), req_id)
+    overhead_ms = clock.ms()
+    headers = mnemo_headers(mode, outcome, forgotten, overhead_ms, req_id)
+    services.metrics.observe_request(
+        api.name, headers["x-mnemo-status"], len(outcome.memories), len(forgotten.deleted), overhead_ms
+    )
     learn = mode.learns and upstream.status_code < 400
     if not api.is_streaming(body):
         content = await read_body(upstream, deadline)
