@@ -308,6 +308,9 @@ def test_management_keeps_each_principal_to_its_own_and_the_admin_to_all(
     receipt = call("DELETE", "/scopes/project/managed", OPS_KEY, params={"org": "acme"}).json()
     assert receipt["deleted"] >= 1
     assert call("GET", "/memories", ACME_KEY, params={"project": "managed"}).json()["total"] == 0
+    audit = call("GET", "/audit", OPS_KEY, params={"org": "acme"}).json()["data"]
+    assert {e["memory_id"] for e in audit if e["action"] == "delete"} >= set(receipt["ids"])
+    assert call("GET", "/audit", BETA_KEY, params={"org": "acme"}).status_code == 403
 
 
 def test_the_cli_takes_its_key_from_the_environment(keyed: tuple[RunningMnemo, str]) -> None:

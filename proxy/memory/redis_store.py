@@ -129,6 +129,16 @@ def list_filter(query: ListQuery) -> FilterExpression:
     return where
 
 
+def _set_expiry(pipe: Any, key: str, expires_at: datetime | None) -> None:
+    """Queue the record's expiry on a pipeline: the key's own TTL and the field that shows it."""
+    if expires_at is None:
+        pipe.persist(key)
+        pipe.hdel(key, "expires_at")
+    else:
+        pipe.expireat(key, int(expires_at.timestamp()) + 1)
+        pipe.hset(key, "expires_at", str(to_epoch(expires_at)))
+
+
 def _current_filter() -> FilterExpression:
     return (Tag("status") == Status.ACTIVE.value) & (Tag("current") == "1")
 
@@ -288,12 +298,7 @@ class RedisMemoryStore(RedisScopeState):
                 pipe.hset(key, "last_seen_at", str(to_epoch(now)))
                 if confidence is not None:
                     pipe.hset(key, "confidence", str(confidence))
-                if expires_at is None:
-                    pipe.persist(key)
-                    pipe.hdel(key, "expires_at")
-                else:
-                    pipe.expireat(key, int(expires_at.timestamp()) + 1)
-                    pipe.hset(key, "expires_at", str(to_epoch(expires_at)))
+                _set_expiry(pipe, key, expires_at)
                 count, *_ = await pipe.execute()
         except (RedisError, OSError) as exc:
             raise StoreUnavailable(f"write failed: {exc}") from exc
@@ -463,6 +468,14 @@ class RedisMemoryStore(RedisScopeState):
             next_cursor=cursor,
         )
 
+    async def record_count(self) -> int:
+        """Records in the index, every version and status."""
+        try:
+            info = await self._index.info()
+        except (RedisError, RedisVLError, OSError) as exc:
+            raise StoreUnavailable(f"index info failed: {exc}") from exc
+        return int(info.get("num_docs", 0))
+
     async def count(self, query: ListQuery) -> int:
         search = FilterQuery(list_filter(query), return_fields=["id"])
         search.paging(0, 0)
@@ -557,12 +570,7 @@ class RedisMemoryStore(RedisScopeState):
         try:
             async with self._client.pipeline(transaction=True) as pipe:
                 pipe.hset(key, "extra", json.dumps(extra, ensure_ascii=False))
-                if expires_at is None:
-                    pipe.persist(key)
-                    pipe.hdel(key, "expires_at")
-                else:
-                    pipe.expireat(key, int(expires_at.timestamp()) + 1)
-                    pipe.hset(key, "expires_at", str(to_epoch(expires_at)))
+                _set_expiry(pipe, key, expires_at)
                 pipe.xadd(AUDIT_STREAM, entry, maxlen=AUDIT_MAXLEN, approximate=True)  # type: ignore[arg-type]
                 await pipe.execute()
         except (RedisError, OSError) as exc:

@@ -480,9 +480,11 @@ async def audit(
     request: Request[object, object, State],
     services: NamedDependency[Services],
     limit: Annotated[int, QueryParameter(ge=1, le=1000)] = 100,
+    org: Annotated[str | None, QueryParameter(description="Admin only: another org than the key's")] = None,
 ) -> dict[str, Any]:
     principal = authenticate(request.headers, services.policy)
-    return {"object": "list", "data": await services.store.audit(principal.org, limit)}
+    query = listing(principal, MemoryFilters(org=org), changing=False)
+    return {"object": "list", "data": await services.store.audit(query.org or principal.org, limit)}
 
 
 @post(
