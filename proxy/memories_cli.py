@@ -204,7 +204,8 @@ def _table(rows: list[list[str]], header: list[str]) -> None:
     """Columns sized to their content; the last one (the text) gets what the terminal has left."""
     width = shutil.get_terminal_size((120, 20)).columns
     widths = [max(len(header[i]), *(len(r[i]) for r in rows)) for i in range(len(header) - 1)] if rows else []
-    room = max(20, width - sum(widths) - 2 * len(widths))
+    # on a terminal the text is cut to fit; piped, it stays whole (for grep and friends)
+    room = max(20, width - sum(widths) - 2 * len(widths)) if sys.stdout.isatty() else 1 << 30
     for row in [header, *rows]:
         cells = [cell.ljust(widths[i]) for i, cell in enumerate(row[:-1])] if rows else row[:-1]
         text = row[-1] if len(row[-1]) <= room else row[-1][: room - 1] + "…"
