@@ -104,6 +104,9 @@ def test_deleted_memory_leaves_no_trace_and_a_queued_job_cannot_bring_it_back(
     assert search.json()["data"] == []
     assert b"quokkadb" not in httpx.get(f"{quiet.url}/mnemo/v1/export").content
     assert httpx.get(f"{quiet.url}/mnemo/v1/memories/{memory['id']}").status_code == 404
+    upstream.requests.clear()
+    assert chat(quiet, "What do we use for caching?", "zoo").headers["x-mnemo-recalled"] == "0"
+    assert "quokkadb" not in (injected_block(upstream.chat_requests()[-1]) or "")
     quiet.stop()
 
     # a worker starting now finds nothing to learn it from again
