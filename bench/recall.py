@@ -17,7 +17,8 @@ from bench.common import free_port, percentile, report, spawn, table
 from bench.seed import BENCH_SCOPE, BIG_SCOPE, seed
 from proxy.memory.embedded import EmbeddedStore
 from proxy.memory.embeddings import EmbeddingService, MiniLMOnnxEmbedder
-from proxy.memory.redis_store import RedisMemoryStore, visibility_filter
+from proxy.memory.redis_schema import visibility_filter
+from proxy.memory.redis_store import RedisMemoryStore
 from proxy.memory.store import RecallQuery
 from proxy.recall import recall
 from proxy.settings import RecallSettings

@@ -10,7 +10,8 @@ import numpy as np
 
 from proxy.memory.embeddings import Embedder
 from proxy.memory.model import Memory
-from proxy.memory.redis_store import RedisMemoryStore, hash_row
+from proxy.memory.redis_schema import hash_row
+from proxy.memory.redis_store import RedisMemoryStore
 from proxy.scope import Scope
 from tests.helpers import memory_record
 

@@ -41,11 +41,22 @@ class DeletionReceipt:
     cached_queries_dropped: int
     at: datetime
 
-    def to_json(self) -> dict[str, Any]:
+    def plus(self, other: DeletionReceipt) -> DeletionReceipt:
+        return DeletionReceipt(
+            ids=self.ids + other.ids,
+            jobs_purged=self.jobs_purged + other.jobs_purged,
+            cached_queries_dropped=self.cached_queries_dropped + other.cached_queries_dropped,
+            at=other.at,
+        )
+
+    def to_json(self, max_ids: int | None = None) -> dict[str, Any]:
+        """The receipt; a bulk one lists the first ``max_ids`` ids and says it was cut."""
+        listed = self.ids if max_ids is None else self.ids[:max_ids]
         return {
             "object": "deletion",
             "deleted": len(self.ids),
-            "ids": self.ids,
+            "ids": listed,
+            "ids_truncated": len(listed) < len(self.ids),
             "jobs_purged": self.jobs_purged,
             "cached_queries_dropped": self.cached_queries_dropped,
             "deleted_at": self.at.isoformat(),

@@ -145,6 +145,14 @@ def _enum(cls: type[_E], raw: Any, name: str, default: _E | None = None) -> _E:
         raise Rejected(f"{name}: must be one of {choices}; got {str(raw)[:40]!r}") from None
 
 
+def refingerprinted(memory: Memory) -> Memory:
+    """The record with the fingerprint of its own scope, kind, slot and value (or text): after
+    anything that changes those."""
+    value = memory.value or memory.text
+    digest = fingerprint(memory.scope, memory.kind.value, memory.key, value, memory.text, memory.qualifier)
+    return memory.with_changes(fingerprint=digest)
+
+
 def derived_id(scope: Scope, kind: str, text: str) -> str:
     """An id for a record that comes without one: from its content, so a second import merges."""
     digest = fingerprint(scope, kind, None, text, text)
@@ -206,7 +214,8 @@ def parse_record(record: dict[str, Any], line_no: int, now: datetime, secrets: r
     key = _str(record, "key")
     value = _str(record, "value", 1000)
     qualifier = _str(record, "qualifier")
-    return Memory(
+    # the fingerprint is recomputed: it depends on the scope, which an import may change
+    memory = Memory(
         id=memory_id,
         kind=kind,
         text=text,
@@ -228,14 +237,13 @@ def parse_record(record: dict[str, Any], line_no: int, now: datetime, secrets: r
         expires_at=expires_at,
         policy=_str(record, "policy"),
         extractor=_str(record, "extractor"),
-        # recomputed: it depends on the scope, which an import may change
-        fingerprint=fingerprint(scope, kind.value, key, value or text, text, qualifier),
         seen_count=max(1, int(record.get("seen_count", 1) or 1)),
         last_seen_at=_time(record, "last_seen_at"),
         embedding_model=_str(record, "embedding_model"),
         schema_version=SCHEMA_VERSION,
         extra=extra,
     )
+    return refingerprinted(memory)
 
 
 def stored_vector(line_vector: Any, line_model: str | None, model: str, dims: int) -> Vectors | None:
@@ -326,17 +334,7 @@ class Importer:
             self.report.reject(self._line_no, str(exc))
             return
         if not self._principal.admin:
-            memory = memory.with_changes(scope=_in_org(memory.scope, self._principal.org))
-            memory = memory.with_changes(
-                fingerprint=fingerprint(
-                    memory.scope,
-                    memory.kind.value,
-                    memory.key,
-                    memory.value or memory.text,
-                    memory.text,
-                    memory.qualifier,
-                )
-            )
+            memory = refingerprinted(memory.with_changes(scope=_in_org(memory.scope, self._principal.org)))
         if not self._principal.may_change(memory.scope):
             self.report.reject(self._line_no, f"forbidden: this key may not write {memory.scope.label()}")
             return

@@ -9,27 +9,32 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import re
 from datetime import datetime
-from importlib import resources
 from typing import Any
 
 import numpy as np
 import redis.asyncio as aioredis
-import yaml
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 from redisvl.exceptions import RedisSearchError, RedisVLError
 from redisvl.index import AsyncSearchIndex
 from redisvl.query import FilterQuery, TextQuery, VectorQuery
-from redisvl.query.filter import FilterExpression, Num, Tag, Text
-from redisvl.schema import IndexSchema
+from redisvl.query.filter import Num, Tag
 
 from proxy.errors import EmbeddingModelMismatch, StoreUnavailable
 from proxy.memory.embeddings import Vectors
-from proxy.memory.model import Memory, Status, from_hash, slot_key, to_epoch, to_hash, utcnow
+from proxy.memory.model import Memory, Status, from_hash, slot_key, to_epoch, utcnow
 from proxy.memory.ranking import fuse, keyword_query
+from proxy.memory.redis_schema import (
+    ALL_HASH_FIELDS,
+    current_filter,
+    derived_tags,
+    hash_row,
+    list_filter,
+    load_index_schema,
+    visibility_filter,
+)
 from proxy.memory.redis_state import (
     AUDIT_MAXLEN,
     AUDIT_STREAM,
@@ -39,94 +44,12 @@ from proxy.memory.redis_state import (
     text,
 )
 from proxy.memory.store import Cursor, ListPage, ListQuery, RecallQuery, ScoredMemory
-from proxy.scope import SCOPE_LEVELS, UNSET_TAG, Scope, scope_key, scope_tag, visible_scope_keys
+from proxy.scope import SCOPE_LEVELS, Scope, scope_key, scope_tag
 
 log = logging.getLogger("mnemo.store")
 
 META_KEY = "mnemo:meta"
 INDEX_SCHEMA_VERSION = "4"  # 2: scope_key; 3: slot; 4: list_order
-
-
-def hash_row(memory: Memory) -> dict[str, str | float | int | bytes]:
-    """The record as stored: its fields plus the TAGs the index filters on."""
-    row = to_hash(memory, {level: scope_tag(value) for level, value in memory.scope.as_dict().items()})
-    row.update(derived_tags(memory))
-    return row
-
-
-def derived_tags(memory: Memory) -> dict[str, str]:
-    """TAGs computed from the record, which a migration can recompute for older records."""
-    tags = {"scope_key": scope_key(memory.scope), "list_order": list_order(memory)}
-    if memory.key:
-        tags["slot"] = slot_key(memory.scope, memory.key, memory.qualifier)
-    return tags
-
-
-def list_order(memory: Memory) -> str:
-    """Sorts like (observed_at, id): a total order, so cursor pages neither skip nor repeat."""
-    micros = round(memory.observed_at.timestamp() * 1_000_000)
-    return f"{micros:020d}-{memory.id}"
-
-
-VECTOR_ALGORITHMS = ("flat", "hnsw")
-
-
-def load_index_schema(dims: int, algorithm: str = "flat") -> IndexSchema:
-    """The shipped schema with the model's dims and the chosen vector algorithm filled in."""
-    if algorithm not in VECTOR_ALGORITHMS:
-        raise ValueError(f"vector algorithm must be one of {VECTOR_ALGORITHMS}, got {algorithm!r}")
-    raw = yaml.safe_load(resources.files("proxy.memory").joinpath("index_schema.yaml").read_text())
-    for field in raw["fields"]:
-        if field["type"] == "vector":
-            field["attrs"]["dims"] = dims
-            field["attrs"]["algorithm"] = algorithm
-    return IndexSchema.from_dict(raw)
-
-
-def visibility_filter(scope: Scope, levels: frozenset[str] = frozenset(SCOPE_LEVELS)) -> FilterExpression:
-    """DESIGN §3 as a query filter: the exact scope keys a request may see (see ``visible_scope_keys``),
-    limited to the levels its principal may read."""
-    keys = visible_scope_keys(scope, levels)
-    # An empty tag list would match everything: a principal that may read nothing sees nothing.
-    return Tag("scope_key") == (keys or ["nothing-is-readable"])
-
-
-_WORD = re.compile(r"\w+", re.UNICODE)
-
-
-def list_filter(query: ListQuery) -> FilterExpression:
-    """A listing's filters and its principal's limits as one query filter."""
-    where: FilterExpression = Num("observed_at") >= 0
-    if query.visible_to is not None:
-        where = where & visibility_filter(query.visible_to, query.readable)
-    for level in ("org", "project", "user", "session"):
-        value = getattr(query, level)
-        if value is not None:
-            where = where & (Tag(f"scope_{level}") == scope_tag(value))
-    for level in ("project", "user", "session"):
-        if level not in query.readable:
-            where = where & (Tag(f"scope_{level}") == UNSET_TAG)
-    if "org" not in query.readable:
-        # org-wide records (no narrower level set) are not readable
-        where = where & FilterExpression(
-            f"-(@scope_project:{{{UNSET_TAG}}} @scope_user:{{{UNSET_TAG}}} @scope_session:{{{UNSET_TAG}}})"
-        )
-    if query.projects is not None:
-        where = where & (Tag("scope_project") == [UNSET_TAG, *(scope_tag(p) for p in sorted(query.projects))])
-    if query.key is not None:
-        where = where & (Tag("key") == query.key)
-    for name, values in (("kind", query.kinds), ("evidence", query.evidence), ("status", query.statuses)):
-        if values:
-            where = where & (Tag(name) == [v.value for v in values])
-    if query.text_contains:
-        words = _WORD.findall(query.text_contains)
-        # only word characters reach the query syntax; no words at all matches nothing
-        where = where & (Text("text") == " ".join(words) if words else Tag("kind") == "no-such-kind")
-    if query.observed_after is not None:
-        where = where & (Num("observed_at") >= query.observed_after.timestamp())
-    if query.observed_before is not None:
-        where = where & (Num("observed_at") < query.observed_before.timestamp())
-    return where
 
 
 def _set_expiry(pipe: Any, key: str, expires_at: datetime | None) -> None:
@@ -137,10 +60,6 @@ def _set_expiry(pipe: Any, key: str, expires_at: datetime | None) -> None:
     else:
         pipe.expireat(key, int(expires_at.timestamp()) + 1)
         pipe.hset(key, "expires_at", str(to_epoch(expires_at)))
-
-
-def _current_filter() -> FilterExpression:
-    return (Tag("status") == Status.ACTIVE.value) & (Tag("current") == "1")
 
 
 class RedisMemoryStore(RedisScopeState):
@@ -172,7 +91,7 @@ class RedisMemoryStore(RedisScopeState):
             self.schema.index.prefix = prefix
         self._meta_key = f"{META_KEY}:{self.schema.index.name}"
         self._index = AsyncSearchIndex(self.schema, redis_client=self._client)
-        self._return_fields = list(_ALL_HASH_FIELDS)
+        self._return_fields = list(ALL_HASH_FIELDS)
 
     @property
     def client(self) -> aioredis.Redis:
@@ -228,7 +147,7 @@ class RedisMemoryStore(RedisScopeState):
             raise StoreUnavailable(f"store did not answer: {exc}") from exc
 
     async def recall(self, query: RecallQuery) -> list[ScoredMemory]:
-        where = visibility_filter(query.scope, query.readable) & _current_filter()
+        where = visibility_filter(query.scope, query.readable) & current_filter()
         searches: list[Any] = []
         if query.vector is not None:
             searches.append(
@@ -264,23 +183,21 @@ class RedisMemoryStore(RedisScopeState):
         return fuse(vector_rows, text_rows, query)
 
     async def put(self, memory: Memory, vector: Vectors) -> None:
+        await self.put_many([(memory, vector)])
+
+    def _queue_write(self, pipe: Any, memory: Memory, vector: Vectors) -> None:
+        """Queue a whole record, vector and expiry on a pipeline."""
         row = hash_row(memory)
         row["embedding"] = vector.astype(np.float32).tobytes()
-        key = self._key(memory.id)
-        try:
-            async with self._client.pipeline(transaction=True) as pipe:
-                pipe.hset(key, mapping=row)  # type: ignore[arg-type]
-                if memory.expires_at is not None:
-                    pipe.expireat(key, int(memory.expires_at.timestamp()) + 1)
-                await pipe.execute()
-        except (RedisError, OSError) as exc:
-            raise StoreUnavailable(f"write failed: {exc}") from exc
+        pipe.hset(self._key(memory.id), mapping=row)
+        if memory.expires_at is not None:
+            pipe.expireat(self._key(memory.id), int(memory.expires_at.timestamp()) + 1)
 
     async def find_by_fingerprint(self, scope: Scope, fingerprint: str) -> Memory | None:
         where = (
             (Tag("fingerprint") == fingerprint)
             & (Tag("scope_org") == scope_tag(scope.org))
-            & _current_filter()
+            & current_filter()
         )
         rows = await self._search(FilterQuery(where, return_fields=self._return_fields, num_results=1))
         return from_hash(self._row(rows[0])) if rows else None
@@ -309,7 +226,7 @@ class RedisMemoryStore(RedisScopeState):
     async def current_in_slot(self, slot: str) -> Memory | None:
         rows = await self._search(
             FilterQuery(
-                (Tag("slot") == slot) & _current_filter(), return_fields=self._return_fields, num_results=1
+                (Tag("slot") == slot) & current_filter(), return_fields=self._return_fields, num_results=1
             )
         )
         return from_hash(self._row(rows[0])) if rows else None
@@ -321,22 +238,10 @@ class RedisMemoryStore(RedisScopeState):
         (until ``old_expires_at``, when retention lets old versions go)."""
         new = new.with_changes(supersedes=old.id, version=old.version + 1)
         closed_at = new.valid_from or new.observed_at
-        row = hash_row(new)
-        row["embedding"] = vector.astype(np.float32).tobytes()
         try:
             async with self._client.pipeline(transaction=True) as pipe:
-                pipe.hset(self._key(new.id), mapping=row)  # type: ignore[arg-type]
-                if new.expires_at is not None:
-                    pipe.expireat(self._key(new.id), int(new.expires_at.timestamp()) + 1)
-                pipe.hset(
-                    self._key(old.id),
-                    mapping={
-                        "status": Status.SUPERSEDED.value,
-                        "current": "0",
-                        "valid_to": str(to_epoch(closed_at)),
-                        "superseded_by": new.id,
-                    },
-                )
+                self._queue_write(pipe, new, vector)
+                self._queue_close(pipe, old, new.id, closed_at)
                 if old_expires_at is not None:
                     pipe.expireat(self._key(old.id), int(old_expires_at.timestamp()) + 1)
                     pipe.hset(self._key(old.id), "expires_at", str(to_epoch(old_expires_at)))
@@ -371,7 +276,7 @@ class RedisMemoryStore(RedisScopeState):
             return_fields=self._return_fields,
             filter_expression=(Tag("scope_key") == scope_key(scope))
             & (Tag("kind") == kind)
-            & _current_filter(),
+            & current_filter(),
             num_results=1,
         )
         rows = await self._search(query)
@@ -428,7 +333,7 @@ class RedisMemoryStore(RedisScopeState):
     ) -> list[Memory]:
         """Up to ``limit`` current records a request may see, newest first."""
         search = FilterQuery(
-            visibility_filter(scope, readable) & _current_filter(),
+            visibility_filter(scope, readable) & current_filter(),
             return_fields=self._return_fields,
             num_results=limit,
             sort_by=("observed_at", "DESC"),
@@ -479,15 +384,11 @@ class RedisMemoryStore(RedisScopeState):
     async def count(self, query: ListQuery) -> int:
         search = FilterQuery(list_filter(query), return_fields=["id"])
         search.paging(0, 0)
-        _, total = await self._page(search)
-        return total
-
-    async def _page(self, search: FilterQuery) -> tuple[list[dict[str, Any]], int]:
         try:
             result = await self._index.search(search.query, query_params=search.params)
         except (RedisError, RedisVLError, OSError) as exc:
-            raise StoreUnavailable(f"listing failed: {exc}") from exc
-        return [_doc_fields(doc) for doc in result.docs], int(result.total)
+            raise StoreUnavailable(f"count failed: {exc}") from exc
+        return int(result.total)
 
     async def get_many(self, memory_ids: list[str]) -> dict[str, Memory]:
         if not memory_ids:
@@ -495,13 +396,13 @@ class RedisMemoryStore(RedisScopeState):
         try:
             async with self._client.pipeline(transaction=False) as pipe:
                 for memory_id in memory_ids:
-                    pipe.hmget(self._key(memory_id), _ALL_HASH_FIELDS)
+                    pipe.hmget(self._key(memory_id), ALL_HASH_FIELDS)
                 rows = await pipe.execute()
         except (RedisError, OSError) as exc:
             raise StoreUnavailable(f"read failed: {exc}") from exc
         found: dict[str, Memory] = {}
         for memory_id, values in zip(memory_ids, rows, strict=True):
-            pairs = zip(_ALL_HASH_FIELDS, values, strict=True)
+            pairs = zip(ALL_HASH_FIELDS, values, strict=True)
             row = {name: value for name, value in pairs if value is not None}
             if row:
                 row["id"] = memory_id
@@ -520,7 +421,7 @@ class RedisMemoryStore(RedisScopeState):
         if not values:
             return []
         search = FilterQuery(
-            (Tag(name) == sorted(set(values))) & _current_filter(),
+            (Tag(name) == sorted(set(values))) & current_filter(),
             return_fields=self._return_fields,
             num_results=len(values) * 2,
         )
@@ -538,29 +439,27 @@ class RedisMemoryStore(RedisScopeState):
 
     async def put_many(self, items: list[tuple[Memory, Vectors]]) -> None:
         try:
-            async with self._client.pipeline(transaction=False) as pipe:
+            async with self._client.pipeline(transaction=True) as pipe:
                 for memory, vector in items:
-                    row = hash_row(memory)
-                    row["embedding"] = vector.astype(np.float32).tobytes()
-                    pipe.hset(self._key(memory.id), mapping=row)  # type: ignore[arg-type]
-                    if memory.expires_at is not None:
-                        pipe.expireat(self._key(memory.id), int(memory.expires_at.timestamp()) + 1)
+                    self._queue_write(pipe, memory, vector)
                 await pipe.execute()
         except (RedisError, OSError) as exc:
             raise StoreUnavailable(f"write failed: {exc}") from exc
 
     async def close_version(self, memory: Memory, superseded_by: str | None, valid_to: datetime) -> None:
-        fields: dict[str, str] = {
-            "status": Status.SUPERSEDED.value,
-            "current": "0",
-            "valid_to": str(to_epoch(valid_to)),
-        }
-        if superseded_by:
-            fields["superseded_by"] = superseded_by
         try:
-            await self._client.hset(self._key(memory.id), mapping=fields)  # type: ignore[arg-type]
+            async with self._client.pipeline(transaction=True) as pipe:
+                self._queue_close(pipe, memory, superseded_by, valid_to)
+                await pipe.execute()
         except (RedisError, OSError) as exc:
             raise StoreUnavailable(f"write failed: {exc}") from exc
+
+    def _queue_close(self, pipe: Any, memory: Memory, superseded_by: str | None, valid_to: datetime) -> None:
+        """Queue closing a version: no longer current, valid until ``valid_to``, linked forward."""
+        fields = {"status": Status.SUPERSEDED.value, "current": "0", "valid_to": str(to_epoch(valid_to))}
+        if superseded_by:
+            fields["superseded_by"] = superseded_by
+        pipe.hset(self._key(memory.id), mapping=fields)
 
     async def set_extra(
         self, memory: Memory, extra: dict[str, object], expires_at: datetime | None, actor: str
@@ -598,39 +497,3 @@ class RedisMemoryStore(RedisScopeState):
 
     def _key(self, memory_id: str) -> str:
         return f"{self.schema.index.prefix}{self.schema.index.key_separator}{memory_id}"
-
-
-_ALL_HASH_FIELDS = [
-    "id",
-    "kind",
-    "text",
-    "subject",
-    "key",
-    "value",
-    "qualifier",
-    "scope",
-    "evidence",
-    "confidence",
-    "source",
-    "observed_at",
-    "valid_from",
-    "valid_to",
-    "status",
-    "supersedes",
-    "superseded_by",
-    "version",
-    "expires_at",
-    "policy",
-    "extractor",
-    "fingerprint",
-    "seen_count",
-    "last_seen_at",
-    "embedding_model",
-    "schema_version",
-    "extra",
-]
-
-
-def _doc_fields(doc: Any) -> dict[str, Any]:
-    fields = {name: getattr(doc, name) for name in _ALL_HASH_FIELDS if hasattr(doc, name)}
-    return {**fields, "id": doc.id}

@@ -19,15 +19,15 @@ from litestar.exceptions import NotFoundException
 from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 from litestar.response import Stream
 
-from policies import fingerprint
 from policies.retention import expires_at
 from policies.secrets import contains_secret, secret_matcher
 from proxy.auth import Forbidden, authenticate
 from proxy.errors import BadRequest
+from proxy.forget import DeletionReceipt
 from proxy.lifespan import Services
 from proxy.memory.model import Evidence, Kind, Memory, Source, Status, new_id, utcnow
 from proxy.memory.store import Cursor, ListQuery, RecallQuery
-from proxy.portability import Importer, export_lines, import_lines
+from proxy.portability import Importer, export_lines, import_lines, refingerprinted
 from proxy.scope import SCOPE_LEVELS, Principal, Scope
 
 LEVELS = frozenset(SCOPE_LEVELS)
@@ -304,17 +304,8 @@ async def patch_memory(
         embedding_model=services.embeddings.model_id,
         extra={**extra, "corrected_by": principal.name, **({"reason": data.reason} if data.reason else {})},
     )
-    correction = correction.with_changes(
-        fingerprint=fingerprint(
-            correction.scope,
-            correction.kind.value,
-            correction.key,
-            correction.value or text,
-            text,
-            correction.qualifier,
-        ),
-        expires_at=expires_at(correction, policy, now),
-    )
+    correction = refingerprinted(correction)
+    correction = correction.with_changes(expires_at=expires_at(correction, policy, now))
     (vector,) = await services.embeddings.embed_many([text])
     written = await services.store.supersede(memory, correction, vector)
     await services.store.record_audit(
@@ -385,27 +376,16 @@ async def _erase_matching(
     services: Services, principal: Principal, query: ListQuery, reason: str
 ) -> dict[str, Any]:
     """Page through the matches and erase them; deletion shrinks the set, so always read page one."""
-    ids: list[str] = []
-    purged = dropped = 0
+    total = DeletionReceipt(ids=[], jobs_purged=0, cached_queries_dropped=0, at=utcnow())
     while True:
         page = await services.store.list_memories(query)
         if not page.memories:
             break
         receipt = await services.eraser.erase(page.memories, principal.name, reason)
-        ids += receipt.ids
-        purged += receipt.jobs_purged
-        dropped += receipt.cached_queries_dropped
+        total = total.plus(receipt)
         if not receipt.ids:  # nothing could be deleted (raced away): do not spin
             break
-    return {
-        "object": "deletion",
-        "deleted": len(ids),
-        "ids": ids[:RECEIPT_IDS_LISTED],
-        "ids_truncated": len(ids) > RECEIPT_IDS_LISTED,
-        "jobs_purged": purged,
-        "cached_queries_dropped": dropped,
-        "deleted_at": utcnow().isoformat(),
-    }
+    return total.to_json(max_ids=RECEIPT_IDS_LISTED)
 
 
 @get(
