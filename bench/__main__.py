@@ -6,7 +6,7 @@ import argparse
 import importlib
 import sys
 
-BENCHMARKS = ("overhead", "recall", "extraction", "portability")
+BENCHMARKS = ("overhead", "recall", "relevance", "extraction", "persona", "portability")
 
 
 def main() -> int:

@@ -141,19 +141,9 @@ def _job(
     reply: str,
     model: str | None,
 ) -> ExtractionJob | None:
-    turns = api.latest_user_turns(body)
+    turns, hashes = learning_turns(api, body, reply)
     if not turns:
         return None
-    hashes = api.message_hashes(body, [t.index for t in turns])
-    answered = api.previous_reply(body, turns[0].index)
-    if answered is not None:
-        # Read only to recognise a correction of it ("No, use yarn"); never learned from again.
-        turns = [answered, *turns]
-    if reply:
-        # The reply is learned from too, as inferred; it sits right after the request's messages.
-        reply_turn = Turn(role="assistant", text=reply, index=api.message_count(body))
-        turns = [*turns, reply_turn]
-        hashes[reply_turn.index] = hashlib.sha256(reply.encode()).hexdigest()
     # Secrets are cut before the job is queued: the queue is persisted, and must never hold one.
     matcher = secret_matcher(policy.secret_patterns)
     turns = [replace(turn, text=redact(turn.text, matcher)) for turn in turns]
@@ -168,6 +158,27 @@ def _job(
         message_hashes=hashes,
         writable=tuple(sorted(principal.write)),
     )
+
+
+def learning_turns(api: WireApi, body: dict[str, Any], reply: str) -> tuple[list[Turn], dict[int, str]]:
+    """What of one exchange the worker reads, and the hashes of the messages it may learn from.
+
+    Nothing when the request holds no new user turn.
+    """
+    turns = api.latest_user_turns(body)
+    if not turns:
+        return [], {}
+    hashes = api.message_hashes(body, [t.index for t in turns])
+    answered = api.previous_reply(body, turns[0].index)
+    if answered is not None:
+        # Read only to recognise a correction of it ("No, use yarn"); never learned from again.
+        turns = [answered, *turns]
+    if reply:
+        # The reply is learned from too, as inferred; it sits right after the request's messages.
+        reply_turn = Turn(role="assistant", text=reply, index=api.message_count(body))
+        turns = [*turns, reply_turn]
+        hashes[reply_turn.index] = hashlib.sha256(reply.encode()).hexdigest()
+    return turns, hashes
 
 
 def _str_or_none(value: object) -> str | None:

@@ -1,0 +1,179 @@
+"""What each request is given: needed memories recalled, unrelated ones left out.
+
+Sets under tests/data/ (``recall_relevance*.jsonl``): profiles of one user in one project with
+30-45 stored memories (standing rules and answer-style preferences, project facts, personal facts,
+events) and 25-35 requests, each labeled with the memories it ``needs`` and those that would be
+``ok`` to give. Memories are written to a real store with their embeddings; each request goes
+through ``proxy.recall.recall`` with the default policy's budget, as the relay calls it.
+
+Reported per set:
+- needed recall: the share of needed memories injected;
+- unrelated share: injected lines neither needed, ok nor standing, over all injected lines;
+- topical unrelated share: the same over the injected lines that are not standing;
+- lines per request, and for requests that need nothing, the topical lines they still got.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench.common import ROOT, report, table
+from policies import DEFAULT_POLICY
+from proxy.memory.embedded import EmbeddedStore
+from proxy.memory.embeddings import EmbeddingService, MiniLMOnnxEmbedder
+from proxy.memory.model import Evidence, Kind, Memory, Source, new_id, utcnow
+from proxy.memory.redis_store import RedisMemoryStore
+from proxy.recall import recall
+from proxy.scope import Scope
+from proxy.settings import RecallSettings
+
+SETS = ("recall_relevance.jsonl", "recall_relevance_holdout.jsonl")
+_KINDS = {"rule": Kind.PROCEDURAL, "fact": Kind.SEMANTIC, "event": Kind.EPISODIC}
+
+
+@dataclass(slots=True)
+class Relevance:
+    requests: int = 0
+    needed: int = 0
+    needed_given: int = 0
+    lines: int = 0
+    unrelated: int = 0
+    topical_lines: int = 0
+    empty_requests: int = 0
+    topical_on_empty: int = 0
+    misses: list[tuple[str, str]] = field(default_factory=list)
+    extras: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def recall(self) -> float:
+        return self.needed_given / self.needed if self.needed else 1.0
+
+    @property
+    def unrelated_share(self) -> float:
+        return self.unrelated / self.lines if self.lines else 0.0
+
+    @property
+    def topical_unrelated_share(self) -> float:
+        return self.unrelated / self.topical_lines if self.topical_lines else 0.0
+
+
+def _memory(raw: dict[str, Any], org: str, project: str, user: str, model: str) -> Memory:
+    scope = Scope(org, project=project) if raw["scope"] == "project" else Scope(org, user=user)
+    kind = Kind.PROCEDURAL if raw.get("standing") else _KINDS[raw["kind"]]
+    now = utcnow()
+    return Memory(
+        id=new_id(),
+        kind=kind,
+        text=raw["text"],
+        scope=scope,
+        evidence=Evidence.STATED,
+        confidence=0.9,
+        source=Source(role="user", request_id="bench", message_index=0, message_sha256="", span=raw["text"]),
+        observed_at=now,
+        valid_from=now,
+        embedding_model=model,
+        extra={"bench_id": raw["id"]},
+    )
+
+
+async def _score_profile(
+    store: RedisMemoryStore, embeddings: EmbeddingService, profile: dict[str, Any], settings: RecallSettings
+) -> Relevance:
+    org = f"bench-{profile['id']}-{new_id()[-6:]}"
+    memories = [
+        _memory(m, org, profile["project"], profile["user"], embeddings.model_id) for m in profile["memories"]
+    ]
+    vectors = await embeddings.embed_many([m.text for m in memories])
+    for memory, vector in zip(memories, vectors, strict=True):
+        await store.put(memory, vector)
+    standing = {m["id"] for m in profile["memories"] if m.get("standing")}
+    scope = Scope(org, project=profile["project"], user=profile["user"], session="bench")
+    result = Relevance()
+    for request in profile["requests"]:
+        outcome = await recall(store, embeddings, scope, request["text"], settings)
+        given = [item.memory.extra.get("bench_id", "") for item in outcome.memories]
+        needs, ok = set(request["needs"]), set(request.get("ok", []))
+        result.requests += 1
+        result.needed += len(needs)
+        result.needed_given += len(needs & set(given))
+        result.lines += len(given)
+        topical = [g for g in given if g not in standing]
+        result.topical_lines += len(topical)
+        unrelated = [g for g in topical if g not in needs | ok]
+        result.unrelated += len(unrelated)
+        if not needs:
+            result.empty_requests += 1
+            result.topical_on_empty += len(topical)
+        result.misses += [(request["id"], m) for m in sorted(needs - set(given))]
+        result.extras += [(request["id"], u) for u in unrelated]
+    return result
+
+
+async def _run(profiles: list[dict[str, Any]], data_dir: Path) -> Relevance:
+    embedder = MiniLMOnnxEmbedder()
+    embeddings = EmbeddingService(embedder)
+    budget = DEFAULT_POLICY.recall
+    settings = RecallSettings(
+        max_memories=budget.max_memories,
+        max_tokens=budget.max_tokens,
+        min_score=budget.min_score,
+        timeout_s=30,
+    )
+    total = Relevance()
+    with EmbeddedStore(data_dir) as embedded:
+        store = RedisMemoryStore(embedded.url, embedder.model_id, embedder.dims, timeout_s=30)
+        await store.open()
+        for profile in profiles:
+            part = await _score_profile(store, embeddings, profile, settings)
+            for name in Relevance.__dataclass_fields__:
+                value = getattr(part, name)
+                setattr(total, name, getattr(total, name) + value)
+        await store.close()
+    return total
+
+
+def main(quick: bool, record: bool) -> None:
+    sections = []
+    figures: dict[str, Any] = {}
+    for name in SETS:
+        path = ROOT / "tests" / "data" / name
+        if not path.exists():
+            continue
+        with tempfile.TemporaryDirectory() as tmp:
+            profiles = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+            result = asyncio.run(_run(profiles, Path(tmp) / "store"))
+        figures[name] = {
+            "requests": result.requests,
+            "needed_recall": round(result.recall, 3),
+            "unrelated_share": round(result.unrelated_share, 3),
+            "topical_unrelated_share": round(result.topical_unrelated_share, 3),
+            "lines_per_request": round(result.lines / max(1, result.requests), 2),
+            "topical_lines_on_requests_needing_none": round(
+                result.topical_on_empty / max(1, result.empty_requests), 2
+            ),
+        }
+        sections.append(
+            (
+                f"tests/data/{name}: what each request is given (default policy budget)",
+                table(
+                    [
+                        "requests",
+                        "needed recall",
+                        "unrelated share",
+                        "topical unrelated share",
+                        "lines / request",
+                        "topical lines when none needed",
+                    ],
+                    [list(figures[name].values())],
+                ),
+            )
+        )
+        if not quick:
+            for request_id, memory_id in result.misses:
+                print(f"  missed {request_id}: {memory_id}")
+    report("relevance", quick, sections, figures, record)
