@@ -77,13 +77,14 @@ def learn_cases(
         main_jobs: list[list[Turn]] = []
         for n, case in enumerate(cases):
             for said in case.before:
-                earlier_jobs.append([Turn("user", said, 0)])
+                body = {"messages": [{"role": "user", "content": said}]}
+                earlier_jobs.append(learning_turns(OPENAI_CHAT, body, "", DEFAULT_POLICY)[0])
                 owners.append(n)
             for body in _context_bodies(case):
-                earlier_jobs.append(learning_turns(OPENAI_CHAT, body, "")[0])
+                earlier_jobs.append(learning_turns(OPENAI_CHAT, body, "", DEFAULT_POLICY)[0])
                 owners.append(n)
             reply = case.text if case.role == "assistant" else ""
-            main_jobs.append(learning_turns(OPENAI_CHAT, _body(case), reply)[0])
+            main_jobs.append(learning_turns(OPENAI_CHAT, _body(case), reply, DEFAULT_POLICY)[0])
         earlier: list[list[StoredRecord]] = [[] for _ in cases]
         for owner, found in zip(owners, extractor.extract_many(earlier_jobs), strict=True):
             earlier[owner] += _records(found, scope)

@@ -60,7 +60,7 @@ def _jobs(dialog: dict[str, Any], speaker: str) -> list[list[Turn]]:
         if turn["speaker"] == speaker:
             messages = [{"role": "assistant", "content": previous}] if previous else []
             messages.append({"role": "user", "content": turn["text"]})
-            jobs.append(learning_turns(OPENAI_CHAT, {"messages": messages}, "")[0])
+            jobs.append(learning_turns(OPENAI_CHAT, {"messages": messages}, "", DEFAULT_POLICY)[0])
         previous = turn["text"]
     return jobs
 

@@ -1,7 +1,7 @@
 """Extraction of candidate facts from chat turns.
 
-Extractors are built by name from a registry; the name carries a version (``mnemo.rules.v1``),
-and every record names the extractor and rule that produced it.
+Extractors are built by name from a registry; the name carries a version (``mnemo.clauses.v1``),
+and every record names the extractor and the reader or frame that produced it.
 """
 
 from __future__ import annotations
@@ -9,13 +9,15 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from extractors.base import Candidate, Extractor, Turn
-from extractors.pipeline import SUBJECT_MARK, RuleExtractor, clean_text
-from extractors.rules import Rule, load_rules
+from extractors.pipeline import ClauseExtractor
+from extractors.render import SUBJECT_MARK
+from extractors.text import clean_text
 
-_REGISTRY: dict[str, Callable[[], Extractor]] = {RuleExtractor.name: RuleExtractor}
+_REGISTRY: dict[str, Callable[[], Extractor]] = {ClauseExtractor.name: ClauseExtractor}
+DEFAULT_EXTRACTOR = ClauseExtractor.name
 
 
-def build_extractor(name: str = RuleExtractor.name) -> Extractor:
+def build_extractor(name: str = DEFAULT_EXTRACTOR) -> Extractor:
     try:
         factory = _REGISTRY[name]
     except KeyError:
@@ -24,13 +26,12 @@ def build_extractor(name: str = RuleExtractor.name) -> Extractor:
 
 
 __all__ = [
+    "DEFAULT_EXTRACTOR",
     "SUBJECT_MARK",
     "Candidate",
+    "ClauseExtractor",
     "Extractor",
-    "Rule",
-    "RuleExtractor",
     "Turn",
     "build_extractor",
     "clean_text",
-    "load_rules",
 ]

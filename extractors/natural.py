@@ -167,8 +167,13 @@ def _case(raw: dict[str, Any]) -> NaturalCase:
     )
 
 
+_POSSESSIVES = frozenset({"my", "their", "his", "her", "our", "its", "your"})
+
+
 def _stem(word: str) -> str:
     word = word.strip(".:'-").lower()
+    if word in _POSSESSIVES:
+        return "<poss>"  # "brew my own beer" is said of the user as "brews their own beer"
     if word.endswith("'s"):
         word = word[:-2]
     if len(word) > 4 and word.endswith("ies"):

@@ -10,8 +10,9 @@ import re
 from dataclasses import dataclass
 
 from extractors.base import Turn
-from extractors.pipeline import MEMORY_BLOCK, SUBJECT_MARK
-from extractors.rules import read_jsonl
+from extractors.data import read_jsonl
+from extractors.render import SUBJECT_MARK
+from extractors.text import MEMORY_BLOCK
 from proxy.errors import ConfigError
 
 _QUOTE_LINE = re.compile(r"^\s*>.*$", re.MULTILINE)

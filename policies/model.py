@@ -76,7 +76,7 @@ class Policy:
         default_factory=lambda: {
             "semantic": "rule",
             "procedural": "rule",
-            "episodic": "project",
+            "episodic": "rule",
             "reflection": "rule",
         }
     )

@@ -9,6 +9,12 @@ _BUILTIN = (
     r"\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{16,}",  # OpenAI / Anthropic API keys
     r"\b(?:ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}",  # GitHub tokens
     r"\bAKIA[0-9A-Z]{16}\b",  # AWS access key ids
+    r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}",  # Stripe keys
+    r"\b(?:glpat|gldt|glrt)-[A-Za-z0-9_-]{16,}",  # GitLab tokens
+    r"\bnpm_[A-Za-z0-9]{30,}",  # npm tokens
+    r"\bhf_[A-Za-z0-9]{30,}",  # Hugging Face tokens
+    r"\b(?:SG|xkeysib)[.-][A-Za-z0-9_-]{16,}",  # SendGrid, Brevo keys
+    r"\b[A-Za-z0-9]{8,}\.[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{20,}\b(?=.*(?:token|key|secret))",  # dotted tokens named as such
     r"\bxox[abprs]-[A-Za-z0-9-]{10,}",  # Slack tokens
     r"\bAIza[0-9A-Za-z_-]{35}\b",  # Google API keys
     r"-----BEGIN [A-Z ]*PRIVATE KEY-----",

@@ -10,8 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
-from extractors.pipeline import match_slots
-from extractors.rules import Rule
+from extractors.vocabulary import Vocabulary, slots_in
 from proxy.errors import StoreError
 from proxy.memory.embeddings import EmbeddingService
 from proxy.memory.model import Memory, utcnow
@@ -99,16 +98,22 @@ class ForgetOutcome:
 def matches(memory: Memory, slots: list[tuple[str, str]], words: set[str]) -> bool:
     """A slot command matches records of that key and value; otherwise every content word must appear."""
     if slots:
-        return any(
-            memory.key == key and (memory.value or "").lower() == value.lower() for key, value in slots
-        )
+        return any(memory.key == key and _names(memory.value or "", value) for key, value in slots)
     text = {w.lower() for w in _WORD.findall(f"{memory.text} {memory.value or ''}")}
     return bool(words) and words <= text
 
 
+def _names(stored: str, said: str) -> bool:
+    """The stored value is the one named ("postgres" names "postgres 16"; "pnpm" not "pnpm test")."""
+    stored_words, said_words = stored.lower().split(), said.lower().split()
+    return stored_words[: len(said_words)] == said_words and (
+        len(stored_words) == len(said_words) or not stored_words[len(said_words)].isalpha()
+    )
+
+
 async def forget(
     eraser: Eraser,
-    rules: list[Rule],
+    vocabulary: Vocabulary,
     scope: Scope,
     requests: list[str],
     actor: str,
@@ -118,7 +123,7 @@ async def forget(
     deleted: list[str] = []
     try:
         for what in requests:
-            slots = match_slots(rules, what)
+            slots = slots_in(vocabulary, what)
             words = {w.lower() for w in _WORD.findall(what)} - _FILLER
             query = ListQuery(
                 org=scope.org,

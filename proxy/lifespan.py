@@ -13,7 +13,8 @@ from dataclasses import dataclass, field, replace
 import httpx
 from litestar import Litestar
 
-from extractors import Extractor, Rule, build_extractor, load_rules
+from extractors import Extractor, build_extractor
+from extractors.vocabulary import Vocabulary, load_vocabulary
 from policies import Policy, PolicyHolder
 from proxy.errors import StoreError, StoreUnavailable
 from proxy.forget import Eraser
@@ -38,7 +39,7 @@ class Services:
     embeddings: EmbeddingService
     queue: JobQueue
     policies: PolicyHolder
-    rules: list[Rule]
+    vocabulary: Vocabulary  # products and their slots, for reading "forget that we use yarn"
     metrics: Metrics = field(default_factory=Metrics)
     store_ready: bool = False
     _last_open_attempt: float = field(default=0.0)
@@ -150,7 +151,7 @@ async def services_lifespan(app: Litestar) -> AsyncIterator[None]:
             embeddings=embeddings,
             queue=queue,
             policies=PolicyHolder.from_file(settings.policy_file),
-            rules=load_rules(),
+            vocabulary=load_vocabulary(),
         )
         await services.ensure_store()  # a store that is down now is retried later; a model mismatch is fatal
         if models.extractor is not None:

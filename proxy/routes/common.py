@@ -106,7 +106,7 @@ async def forget_requested(
         return ForgetOutcome(status="degraded")
     actor = f"{principal.name}:{scope.user or ''}"
     allowed = principal.read & principal.write
-    return await forget(services.eraser, services.rules, scope, requests, actor, allowed)
+    return await forget(services.eraser, services.vocabulary, scope, requests, actor, allowed)
 
 
 def mnemo_headers(

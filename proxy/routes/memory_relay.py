@@ -141,12 +141,9 @@ def _job(
     reply: str,
     model: str | None,
 ) -> ExtractionJob | None:
-    turns, hashes = learning_turns(api, body, reply)
+    turns, hashes = learning_turns(api, body, reply, policy)
     if not turns:
         return None
-    # Secrets are cut before the job is queued: the queue is persisted, and must never hold one.
-    matcher = secret_matcher(policy.secret_patterns)
-    turns = [replace(turn, text=redact(turn.text, matcher)) for turn in turns]
     return ExtractionJob(
         request_id=req_id,
         scope=scope,
@@ -160,10 +157,13 @@ def _job(
     )
 
 
-def learning_turns(api: WireApi, body: dict[str, Any], reply: str) -> tuple[list[Turn], dict[int, str]]:
+def learning_turns(
+    api: WireApi, body: dict[str, Any], reply: str, policy: Policy
+) -> tuple[list[Turn], dict[int, str]]:
     """What of one exchange the worker reads, and the hashes of the messages it may learn from.
 
-    Nothing when the request holds no new user turn.
+    Nothing when the request holds no new user turn. Secrets are cut here, before the job is
+    queued: the queue is persisted, and must never hold one.
     """
     turns = api.latest_user_turns(body)
     if not turns:
@@ -178,7 +178,8 @@ def learning_turns(api: WireApi, body: dict[str, Any], reply: str) -> tuple[list
         reply_turn = Turn(role="assistant", text=reply, index=api.message_count(body))
         turns = [*turns, reply_turn]
         hashes[reply_turn.index] = hashlib.sha256(reply.encode()).hexdigest()
-    return turns, hashes
+    matcher = secret_matcher(policy.secret_patterns)
+    return [replace(turn, text=redact(turn.text, matcher)) for turn in turns], hashes
 
 
 def _str_or_none(value: object) -> str | None:

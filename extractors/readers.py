@@ -1,0 +1,1307 @@
+"""Readers: from a parsed sentence and its clauses to facts.
+
+Each reader knows one kind of fact and reads it from structure, never from a list of sentences:
+- ``stack``: products in a clause about the project ("we're on rails 7 w/ sidekiq"), in a
+  labeled line ("db: postgres 16") or in a telegraphic rundown ("next 14 / tailwind / supabase");
+  "switched from X to Y" keeps X as the value replaced; a name the vocabulary lacks still fills
+  the slot its sentence names ("our feature flags come from flagpole");
+- ``commands``: a command and what it is for ("run `pnpm lint --fix` before you push");
+- ``rules``: standing imperatives ("always squash before merging"), the team's habits ("we
+  squash merge everything"), norms about code ("`any` is banned"), rules written as notes
+  ("squash merge only"), and how answers should look (kept with the user);
+- ``personal``: the frames of ``patterns/frames.jsonl`` (name, home, family, pets, diet, job...),
+  then any other durable first-person statement ("i play the violin");
+- ``episodes``: events of a life or a project, with the time they happened;
+- ``reports``: what a coding agent says it changed or verified (assistant turns only).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from extractors.clauses import Clause
+from extractors.frames import FrameHit
+from extractors.lexicon import Lexicon
+from extractors.render import SUBJECT_MARK, implied_third_person, plain, sentence, third_person, trim
+from extractors.shell import Command
+from extractors.vocabulary import Vocabulary
+
+Token = Any
+Span = Any
+
+_DEICTIC = frozenset(
+    {
+        "this",
+        "that",
+        "these",
+        "those",
+        "it",
+        "here",
+        "above",
+        "below",
+        "following",
+        "there",
+        "them",
+        "one",
+        "ones",
+        "him",
+        "her",
+        "stuff",
+        "something",
+        "anything",
+        "everything",
+        "nothing",
+        "things",
+        "thing",
+        "way",
+    }
+)
+_QUANTIFIERS = frozenset({"all", "every", "each", "any", "new", "no"})
+_LENGTHS = frozenset(
+    "short shorter brief concise terse succinct detailed long longer thorough verbose in-depth comprehensive "
+    "minimal compact".split()
+)
+_BEFORE = frozenset({"before", "prior", "ahead", "pre"})
+_CHECKPOINT_KEYS = {
+    "pr": "pr",
+    "prs": "pr",
+    "pull": "pr",
+    "mr": "pr",
+    "mrs": "pr",
+    "submit": "pr",
+    "submitting": "pr",
+    "commit": "commit",
+    "commits": "commit",
+    "committing": "commit",
+    "push": "push",
+    "pushes": "push",
+    "pushing": "push",
+    "merge": "push",
+    "merges": "push",
+    "merging": "push",
+    "deploy": "deploy",
+    "deploys": "deploy",
+    "deploying": "deploy",
+    "release": "deploy",
+    "releases": "deploy",
+    "releasing": "deploy",
+    "ship": "deploy",
+    "shipping": "deploy",
+}
+_CHECKPOINT_TEXT = {
+    "pr": "before opening a pull request",
+    "commit": "before committing",
+    "push": "before pushing or merging",
+    "deploy": "before deploying",
+}
+_PURPOSE_WORDS: dict[str, str] = {
+    "test": "test",
+    "tests": "test",
+    "testing": "test",
+    "lint": "lint",
+    "linting": "lint",
+    "linter": "lint",
+    "build": "build",
+    "builds": "build",
+    "building": "build",
+    "deploy": "deploy",
+    "deploys": "deploy",
+    "deploying": "deploy",
+    "deployment": "deploy",
+    "format": "format",
+    "formatting": "format",
+    "formatter": "format",
+    "typecheck": "typecheck",
+    "typechecking": "typecheck",
+    "type-check": "typecheck",
+    "migrate": "migrate",
+    "migration": "migrate",
+    "migrations": "migrate",
+    "start": "dev",
+    "serve": "dev",
+    "dev": "dev",
+    "e2e": "e2e",
+    "release": "deploy",
+    "seed": "seed",
+    "install": "install",
+    "setup": "install",
+    "bench": "bench",
+    "benchmarks": "bench",
+    "check": "check",
+    "checks": "check",
+}
+_TIME = re.compile(
+    r"\b(?:yesterday|last\s+(?:week|month|year|summer|winter|spring|autumn|fall|weekend|night|sprint|quarter)|"
+    r"(?:\d+|a|an|one|two|three|four|five|six|few|couple\s+of)\s+(?:day|week|month|year)s?\s+ago|"
+    r"in\s+(?:january|february|march|april|may|june|july|august|september|october|november|december|"
+    r"jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|the\s+spring|the\s+summer|the\s+fall|the\s+autumn|"
+    r"the\s+winter|spring|summer|autumn|winter|(?:19|20)\d\d)|"
+    r"(?:this|earlier\s+this)\s+(?:year|month|spring|summer)|recently|just)\b",
+    re.I,
+)
+_AGO = re.compile(
+    r"\b(?:yesterday|last\s+(?:week|month|year|sprint|quarter)|(?:\d+|a|an|one|two|three|four|five|six)\s+"
+    r"(?:day|week|month|year)s?\s+ago)\b",
+    re.I,
+)
+_TZ = re.compile(
+    r"\b(?:(?:UTC|GMT)\s?[+\-−]\s?\d{1,2}(?::?\d\d)?|[A-Z][a-z]+/[A-Z][A-Za-z_]+(?:/[A-Z][A-Za-z_]+)?)(?![\w/])"
+)
+_TOOL_VERBS = frozenset(
+    "use run deploy build write code develop host switch migrate move manage test lint ship prefer stick "
+    "work be rely standardize standardise adopt pick choose".split()
+)
+
+
+@dataclass(slots=True)
+class Fact:
+    """A fact read from a clause, before it becomes a ``Candidate``."""
+
+    kind: str
+    scope: str  # project | user
+    key: str | None
+    value: str
+    text: str  # with SUBJECT_MARK
+    span: str
+    reader: str  # what read it, e.g. "stack.clause" (the version is added on the way out)
+    confidence: float
+    anchor: int = -1  # token index of the value, for qualifiers and corrections
+    previous: str | None = None
+    previous_text: str | None = None
+    other: str | None = None  # "uses pnpm, not npm": the value named as not used
+    when: str | None = None
+    category: str | None = None
+    fields: dict[str, str] = field(default_factory=dict)
+
+
+class Readers:
+    def __init__(self, lexicon: Lexicon, vocabulary: Vocabulary) -> None:
+        self.lex = lexicon
+        self.vocab = vocabulary
+
+    # -- stack ---------------------------------------------------------------------------------------
+
+    def states_stack(self, clause: Clause) -> bool:
+        """Whether a clause can say what the project (or the user, for their own tools) uses."""
+        if clause.about in ("third", "you", "family", "pet") or not clause.asserted:
+            return False
+        head = clause.head
+        if clause.about in ("speaker", "implied"):
+            if head.lemma_.lower() not in _TOOL_VERBS:
+                return False  # "I work at Razorpay", "I'm teaching myself Python": not the stack
+            if head.lemma_ == "work" and not any(c.dep_ == "prep" and c.lower_ in ("with", "in", "on") for c in head.children):
+                return False
+        if clause.mood == "imperative":
+            return head.lemma_ in ("use", "stick", "prefer")
+        return clause.mood in ("statement", "fragment")
+
+    def stack(self, clause: Clause, techs: list[Span], reader: str = "stack.clause") -> list[Fact]:
+        """Products a clause says the project uses (or the user, for their own tools)."""
+        facts: list[Fact] = []
+        mine = [s for s in techs if (clause.has(s.root) or clause.has(s[0])) and not self._modifier(s)]
+        if not mine:
+            return facts
+        previous = [s for s in mine if self._is_previous(s, clause)]
+        others = [s for s in mine if s not in previous and self._is_other(s)]
+        current = [s for s in mine if s not in previous and s not in others and not clause.negated]
+        by_category: dict[str, list[Span]] = {}
+        for span in current:
+            if self.vocab.slot(span.label_).scope == "user" and clause.about not in ("speaker", "implied"):
+                continue  # an editor or an OS is the user's own, said as "I use ..."
+            by_category.setdefault(span.label_, []).append(span)
+        for category, spans in by_category.items():
+            facts.extend(self._product_facts(category, spans, clause, previous, others, reader))
+        return facts
+
+    def _product_facts(
+        self,
+        category: str,
+        spans: list[Span],
+        clause: Clause,
+        previous: list[Span],
+        others: list[Span],
+        reader: str,
+    ) -> list[Fact]:
+        spec = self.vocab.slot(category)
+        facts = []
+        versions = [s for s in spans if s._.version and category in ("language", "runtime")]
+        for span in versions:
+            lang = _slug(span.kb_id_.lower().replace(".js", "").replace(".net", "dotnet")).replace("_", "") or "runtime"
+            facts.append(
+                Fact(
+                    kind="semantic",
+                    scope="project",
+                    key=f"{lang}_version",
+                    value=span._.version.lstrip("vV"),
+                    text=f"{SUBJECT_MARK} uses {span.text} {span._.version}.",
+                    span=plain(clause.tokens),
+                    reader=f"{reader}.version",
+                    confidence=0.85,
+                    anchor=span.start,
+                    category=category,
+                )
+            )
+        rest = [s for s in spans if s not in versions]
+        groups = [rest] if spec.single else [[s] for s in rest]
+        for group in groups:
+            if not group:
+                continue
+            value = " and ".join(_named(s) for s in group)
+            canonical = [s.kb_id_ for s in group if _fold(s.kb_id_) not in _fold(_named(s))]
+            shown = f"{value} ({', '.join(canonical)})" if canonical else value
+            text = _fill(spec.template(), shown)
+            same = [p for p in previous if p.label_ == category]
+            other = [o for o in others if o.label_ == category]
+            previous_value = _named(same[0]) if same else None
+            if other and not previous_value:
+                text = text[:-1] + f", not {_named(other[0])}."
+            key = spec.key if spec.single else f"{spec.key}:{_slug(group[0].kb_id_)}"
+            facts.append(
+                Fact(
+                    kind="semantic",
+                    scope=spec.scope,
+                    key=key,
+                    value=value,
+                    text=text,
+                    span=plain(clause.tokens),
+                    reader=reader,
+                    confidence=0.85,
+                    anchor=group[0].start,
+                    previous=previous_value,
+                    previous_text=_fill(spec.template(), previous_value) if previous_value else None,
+                    other=_named(other[0]) if other else None,
+                    category=category,
+                )
+            )
+        return facts
+
+    def _modifier(self, span: Span) -> bool:
+        """A product that only names something else: "the github API gives me a 401" (unless that
+        thing is the project's own: "our postgres database", "the rails app"); a person's name
+        ("my wife Hana")."""
+        root = span.root
+        people = self.lex["kin_noun"] | self.lex["pet_noun"] | self.lex["person_noun"]
+        if root.dep_ in ("appos", "compound", "npadvmod") and root.head.lemma_.lower() in people:
+            return True
+        if any(c.dep_ == "appos" and c.lemma_.lower() in people for c in root.children):
+            return True
+        if root.dep_ not in ("compound", "amod", "nmod", "poss") or root.head._.tech is not None:
+            return False
+        noun = root.head.lemma_.lower()
+        return not (noun in self.lex["project_noun"] or self.vocab.category_of_label(noun) is not None)
+
+    def _is_previous(self, span: Span, clause: Clause) -> bool:
+        """ "from X to Y", "replaced X with Y", "dropped X for Y", "X is out": X is the old value."""
+        root = span.root
+        head = root.head
+        if head.dep_ == "prep" and head.lower_ in ("from", "off"):
+            verb = head.head.lemma_.lower()
+            return verb in self.lex["switch_verb"] or any(
+                t.lower_ in ("to", "onto", "into") for t in clause.tokens if t.i > root.i
+            )
+        if root.dep_ == "dobj" and head.lemma_.lower() in self.lex["replace_verb"] | self.lex["drop_verb"]:
+            return any(t.lower_ in ("with", "for", "by") for t in head.children) or head.lemma_ in ("drop", "ditch")
+        return bool(root.dep_ == "nsubj" and any(t.lower_ in ("out", "gone", "dead") for t in head.children))
+
+    @staticmethod
+    def _is_other(span: Span) -> bool:
+        """ "pnpm, not npm", "instead of npm", "rather than npm", "X over Y": a named alternative."""
+        doc = span.doc
+        before = [doc[i].lower_ for i in range(max(span.sent.start, span.start - 3), span.start)]
+        if before[-1:] in (["not"], ["no"], ["never"], ["over"]) or before[-2:] in (
+            ["instead", "of"],
+            ["rather", "than"],
+            ["not", "the"],
+            ["no", "more"],
+        ):
+            return True
+        return any(c.dep_ == "neg" for c in span.root.children)
+
+    def named_in_slot(self, clause: Clause, taken: set[int]) -> list[Fact]:
+        """A name the vocabulary lacks, in a slot the sentence names: "our feature flags come from
+        flagpole", "deploys go through shipyard", "deployed with SST", "we use Nx for the monorepo"."""
+        if clause.about not in ("group", "project", "thing", "pointing", "none") or not clause.asserted:
+            return []
+        if clause.mood not in ("statement", "fragment") or clause.negated:
+            return []
+        head = clause.head
+        category = self._label_of(clause.subject) if clause.subject is not None else None
+        value: Token | None = None
+        for child in head.children:
+            if child.dep_ == "prep":
+                pobj = next((c for c in child.children if c.dep_ == "pobj"), None)
+                if child.lower_ == "for" and pobj is not None:
+                    named = self._label_of(pobj)
+                    if named is not None:
+                        category = named
+                        value = next((c for c in head.children if c.dep_ == "dobj"), value)
+                        continue
+                phrase = self.vocab.category_of_phrase(head.lemma_, child.lower_)
+                if pobj is not None and (phrase or category) and value is None:
+                    category = category or phrase
+                    value = pobj
+            elif child.dep_ in ("attr", "dobj", "oprd") and category is not None and value is None:
+                value = child
+        if category is None or value is None or value.i in taken or value._.tech is not None:
+            return []
+        if not _name_like(value):
+            return []
+        spec = self.vocab.slot(category)
+        if spec.scope != "project":
+            return []
+        name = _value_of(value, "name")
+        return [
+            Fact(
+                kind="semantic",
+                scope="project",
+                key=spec.key if spec.single else f"{spec.key}:{_slug(name)}",
+                value=name,
+                text=_fill(spec.template(), name),
+                span=plain(clause.tokens),
+                reader="stack.named_in_slot",
+                confidence=0.75,
+                anchor=value.i,
+                category=category,
+            )
+        ]
+
+    def _label_of(self, noun: Token) -> str | None:
+        """The slot a noun names: "feature flags", "the queue driver", "deploys", "our ci"."""
+        compounds = [c for c in noun.children if c.dep_ in ("compound", "amod") and c.i < noun.i]
+        candidates = []
+        if compounds:
+            candidates.append(" ".join([*(c.lower_ for c in compounds), noun.lower_]))
+            candidates += [c.lower_ for c in compounds]
+        candidates += [noun.lower_, noun.lemma_.lower()]
+        for words in candidates:
+            category = self.vocab.category_of_label(words)
+            if category is not None and category != "tool":
+                return category
+        return None
+
+    # -- labeled lines and rundowns -------------------------------------------------------------------
+
+    def telegraphic(
+        self, sent: Span, techs: list[Span], commands: list[Command], question_from: int | None = None
+    ) -> list[Fact]:
+        """ "db: postgres 16", "ci = buildkite", "next 14 / tailwind / supabase, deployed on vercel":
+        the items of a line, each without a clause of its own."""
+        facts: list[Fact] = []
+        carried: str | None = None  # "languages: pt-br native, english fluent": the label goes on
+        for piece in _pieces(sent):
+            if question_from is not None and piece[-1].i >= question_from:
+                continue
+            if any(t.dep_ in ("nsubj", "nsubjpass") and t.head.tag_ in ("VBZ", "VBP", "VBD", "MD") for t in piece):
+                continue  # a clause: the clause readers take it
+            words = [t for t in piece if not t.is_punct]
+            if not words or any(self._unsure(t) for t in piece):
+                continue
+            if any(t.lower_ in self.lex["paste_noun"] for t in words):
+                continue  # "terraform plan output": about something pasted, not the stack
+            if words[0].lower_ in ("no", "never", "always", "only") or any(t.lower_ in (">", "over", "than") for t in words):
+                continue  # "no `any` in TS": a rule about the code, read as a rule
+            label_category, label_end, purpose = self._label(piece)
+            if label_category is None and purpose is None and carried is not None and len(words) <= 5:
+                label_category = carried
+            elif label_category is not None and label_end > piece[0].i:
+                carried = label_category
+            if label_category == "language" and any(t.lower_ in self.lex["language_name"] for t in piece):
+                label_category = "spoken_language"
+            inside = [s for s in techs if piece[0].i <= s.start <= piece[-1].i and s.start >= label_end]
+            piece_commands = [
+                c for c in commands if piece[0].idx <= c.start + sent.start_char < piece[-1].idx + len(piece[-1])
+            ]
+            if purpose and piece_commands:
+                command = piece_commands[0]
+                facts.append(self._command_fact(command.text, purpose, None, plain(list(piece)), "commands.label"))
+                continue
+            if label_category is None and not inside:
+                continue
+            if label_category is not None:
+                matching = [s for s in inside if s.label_ == label_category]
+                if not inside:
+                    facts += self._labeled_value(label_category, piece, label_end)
+                    continue
+                if not matching and label_category != "tool":
+                    # "queue: dramatiq + redis" names products of other kinds under the label's slot
+                    for span in inside:
+                        span.label_ = label_category
+            own = label_category is not None and self.vocab.slot(label_category).scope == "user"
+            pseudo = Clause(
+                head=piece[0],
+                tokens=list(piece),
+                subject=None,
+                about="speaker" if own else "project",
+                mood="fragment",
+            )
+            facts.extend(self.stack(pseudo, inside, reader="stack.rundown"))
+        return facts
+
+    def _labeled_value(self, category: str, piece: Span, start: int) -> list[Fact]:
+        """ "queue: dramatiq", "hobbies: bouldering": a value the vocabulary does not know, under a label."""
+        value = plain([t for t in piece if t.i >= start])
+        if not value or len(value.split()) > 6:
+            return []
+        spec = self.vocab.slot(category)
+        return [
+            Fact(
+                kind="semantic",
+                scope=spec.scope,
+                key=spec.key if spec.single else f"{spec.key}:{_slug(value)}",
+                value=value,
+                text=_fill(spec.template(), value),
+                span=plain(list(piece)),
+                reader="stack.label",
+                confidence=0.8,
+                anchor=start,
+                category=category,
+            )
+        ]
+
+    def _label(self, piece: Span) -> tuple[str | None, int, str | None]:
+        """A label at the start of a piece: its category, where the value starts, a command purpose."""
+        tokens = list(piece)
+        for size in (3, 2, 1):
+            if len(tokens) <= size:
+                continue
+            words = " ".join(t.lower_ for t in tokens[:size])
+            nxt = tokens[size]
+            separated = nxt.text in (":", "=", "-", "–", "—", "->", "=>")
+            start = tokens[size + 1].i if separated and len(tokens) > size + 1 else nxt.i
+            category = self.vocab.category_of_label(words)
+            purpose = _PURPOSE_WORDS.get(words) if size == 1 else None
+            if words in ("test command", "build command", "lint command", "deploy command", "tests command"):
+                purpose = _PURPOSE_WORDS.get(words.split()[0])
+            if (category is not None or purpose) and (separated or nxt._.tech is not None or tokens[0].i == piece.sent.start):
+                return category, start, purpose
+        return None, piece[0].i, None
+
+    def label_start(self, sent: Span) -> tuple[bool, int]:
+        category, start, purpose = self._label(sent)
+        return (category is not None or purpose is not None), start
+
+    def _unsure(self, token: Token) -> bool:
+        lemma = token.lemma_.lower()
+        return (
+            token.text == "?"
+            or token.dep_ == "neg"
+            or lemma in self.lex["hedge"]
+            or (token.pos_ == "VERB" and (lemma in self.lex["plan_verb"] or lemma in self.lex["cognition_verb"]))
+            or token.lower_ in ("maybe", "considering", "thinking", "if", "whether", "might", "should")
+        )
+
+    # -- commands ------------------------------------------------------------------------------------
+
+    def commands(self, clause: Clause, commands: list[tuple[Command, Span]]) -> list[Fact]:
+        facts: list[Fact] = []
+        for command, tokens in commands:
+            if not (clause.has(tokens[0]) or clause.has(tokens.root)):
+                continue
+            if not command.arguments and not command.quoted and not self._ran(tokens, clause):
+                continue  # "we use pytest" names a product, not a command
+            checkpoint = self._checkpoint(clause)
+            purpose = self._purpose(clause, tokens) or command.purpose
+            if checkpoint:
+                facts.append(self._check_fact(command.text, checkpoint, clause))
+            elif purpose:
+                facts.append(
+                    self._command_fact(command.text, purpose, clause, plain(clause.tokens), "commands.clause")
+                )
+        if not facts and clause.mood == "imperative" and clause.head.lemma_ in ("run", "execute"):
+            # "Run the unit tests before committing": a check named in words
+            checkpoint = self._checkpoint(clause)
+            obj = next((c for c in clause.head.children if c.dep_ == "dobj"), None)
+            if checkpoint and obj is not None:
+                facts.append(self._check_fact(plain(list(obj.subtree)), checkpoint, clause))
+        return facts
+
+    @staticmethod
+    def _ran(tokens: Span, clause: Clause) -> bool:
+        head = tokens.root.head
+        return head.lemma_ in ("run", "execute", "use", "be") and (clause.mood == "imperative" or head.lemma_ == "be")
+
+    def _checkpoint(self, clause: Clause) -> str | None:
+        """ "before opening a PR", "before you push", "prior to committing"."""
+        sent = clause.head.sent
+        doc = sent.doc
+        for marker in sent:
+            if marker.lower_ not in _BEFORE:
+                continue
+            if not (clause.has(marker) or any(a.i == clause.head.i for a in marker.ancestors)):
+                continue
+            for token in doc[marker.i + 1 : min(sent.end, marker.i + 6)]:
+                lower = token.lower_
+                if lower in ("pull", "merge") and token.i + 1 < len(doc) and doc[token.i + 1].lower_ in (
+                    "request",
+                    "requests",
+                ):
+                    return "pr"
+                key = _CHECKPOINT_KEYS.get(lower) or _CHECKPOINT_KEYS.get(token.lemma_.lower())
+                if key and lower != "pull":
+                    return key
+        return None
+
+    def _purpose(self, clause: Clause, command: Span) -> str | None:
+        """ "run X to lint", "tests run with X", "the test command is X", "we deploy with X"."""
+        for token in clause.head.sent:
+            if token.dep_ in ("xcomp", "advcl") and any(c.lower_ == "to" for c in token.children):
+                purpose = _PURPOSE_WORDS.get(token.lower_) or _PURPOSE_WORDS.get(token.lemma_.lower())
+                if purpose:
+                    return purpose
+        subject = clause.subject
+        if subject is not None:
+            for word in (subject.lower_, subject.lemma_.lower(), *(c.lower_ for c in subject.children)):
+                if word in _PURPOSE_WORDS:
+                    return _PURPOSE_WORDS[word]
+        head = clause.head.lemma_.lower()
+        if head in ("lint", "test", "deploy", "format", "build", "typecheck", "migrate"):
+            return _PURPOSE_WORDS.get(head)
+        return None
+
+    def _check_fact(self, value: str, checkpoint: str, clause: Clause) -> Fact:
+        return Fact(
+            kind="procedural",
+            scope="project",
+            key=f"pre_{checkpoint}_check",
+            value=value,
+            text=f"{SUBJECT_MARK}: always run {value} {_CHECKPOINT_TEXT[checkpoint]}.",
+            span=plain(clause.tokens),
+            reader=f"commands.before_{checkpoint}",
+            confidence=0.85,
+            anchor=clause.head.i,
+        )
+
+    @staticmethod
+    def _command_fact(value: str, purpose: str, clause: Clause | None, span: str, reader: str) -> Fact:
+        return Fact(
+            kind="procedural",
+            scope="project",
+            key=f"{purpose}_command",
+            value=value,
+            text=f"{SUBJECT_MARK}: the {purpose} command is {value}.",
+            span=span,
+            reader=reader,
+            confidence=0.85,
+            anchor=clause.head.i if clause is not None else -1,
+        )
+
+    # -- rules ---------------------------------------------------------------------------------------
+
+    def rules(self, clause: Clause) -> list[Fact]:
+        """Standing rules: imperatives meant for every time ("always squash before merging"), polite
+        standing requests ("could you always include type hints?"), the team's habits ("we squash
+        merge everything"), and norms about code ("`any` is banned", "branch names have to be ...")."""
+        if clause.hedged or clause.planned or clause.conditional or clause.reported:
+            return []
+        tokens = _without_please(trim(clause.tokens))
+        if len(tokens) < 2:
+            return []
+        body: str | None = None
+        lemma = clause.head.lemma_.lower()
+        if clause.mood == "question":
+            # "could you always include type hints?": a standing request, asked politely
+            if clause.about == "you" and clause.modal in ("can", "ca", "could", "would", "will", "wo") and clause.standing:
+                after = clause.subject.i if clause.subject is not None else -1
+                body = plain(_without_please([t for t in tokens if t.i > after]))
+        elif clause.mood == "imperative":
+            if lemma in self.lex["plan_verb"] or lemma in ("worry", "bother", "mind", "ask", "forget", "care", "thank"):
+                return []
+            if not any(
+                c.dep_ not in ("aux", "neg", "advmod", "punct", "intj", "discourse", "cc") for c in clause.head.children
+            ):
+                return []  # "don't ask", "never mind": no rule without something it is about
+            if self._standing_imperative(clause, tokens):
+                body = plain(tokens)
+        elif clause.mood == "statement" and clause.tense in ("present", "perfect"):
+            body = self._norm(clause, tokens)
+        if not body:
+            return []
+        return [self._rule_fact(body, tokens, self.rule_scope(tokens), clause.tokens, clause.head.i, "rules.standing")]
+
+    def _standing_imperative(self, clause: Clause, tokens: list[Token]) -> bool:
+        words = {t.lower_ for t in tokens}
+        if clause.standing or words & {"never", "always"}:
+            return True
+        if words & _DEICTIC or clause.transient:
+            return False  # "don't touch that file", "keep that in mind": about the task at hand
+        if clause.negated or self._checkpoint(clause) is not None:
+            return True
+        if any(
+            c.dep_ == "advcl" and any(m.lower_ in ("when", "whenever", "before", "after") for m in c.children)
+            for c in clause.head.children
+        ):
+            return True
+        if self.rule_scope(tokens) == "user" and words & (self.lex["answer_word"] - {"me"}):
+            return True
+        if words & _QUANTIFIERS:
+            return True
+        lemma = clause.head.lemma_.lower()
+        if lemma in (
+            "use",
+            "prefer",
+            "avoid",
+            "stick",
+            "keep",
+            "follow",
+            "put",
+            "name",
+            "stop",
+            "favor",
+            "favour",
+            "assume",
+            "skip",
+            "answer",
+            "reply",
+            "respond",
+            "explain",
+            "write",
+            "talk",
+            "address",
+        ):
+            obj = [t for t in clause.tokens if t.dep_ in ("dobj", "pobj", "attr", "xcomp", "ccomp", "oprd", "acomp")]
+            return bool(obj) and not any(t.lower_ in _DEICTIC for t in obj)
+        return False
+
+    def _norm(self, clause: Clause, tokens: list[Token]) -> str | None:
+        """A statement that is a rule: the team's habit, or a norm about the code."""
+        lemma = clause.head.lemma_.lower()
+        lex = self.lex
+        if lemma in lex["plan_verb"] | lex["cognition_verb"] | lex["speech_verb"] or lemma in ("have", "be", "get"):
+            if not (lemma == "be" and any(c.dep_ in ("acomp", "auxpass") for c in clause.head.children)):
+                return None
+        words = {t.lower_ for t in tokens}
+        lemmas = {t.lemma_.lower() for t in tokens}
+        if clause.subject is not None and clause.subject.lower_ in _DEICTIC:
+            return None
+        duty = clause.modal in ("must", "should", "shall") or _has_to(clause.head)
+        if clause.about == "group":
+            if clause.negated and "never" not in words:
+                return None
+            if any(t._.tech for t in tokens) and not duty and not clause.standing and not (lemmas & lex["code_noun"]):
+                return None  # "we use postgres": the stack reader's
+            if clause.head.tag_ not in ("VBP", "VB") and not duty:
+                return None
+            if not (lemmas & lex["code_noun"] or duty or clause.standing or words & {"everything", "all", "only"}):
+                return None
+            return third_person(tokens, clause.subject).rstrip(".")
+        if clause.about in ("project", "thing"):
+            subject = clause.subject
+            normed = lemma in lex["norm_verb"] or any(
+                t.lemma_.lower() in lex["norm_verb"] for t in clause.head.children if t.dep_ in ("acomp", "attr")
+            )
+            about_code = subject is not None and any(t.lemma_.lower() in lex["code_noun"] for t in subject.subtree)
+            if (duty or normed or clause.standing) and (about_code or normed):
+                return plain(tokens)
+            habitual = ("live", "go", "follow", "use", "stay", "need", "carry", "belong", "start", "end")
+            if about_code and clause.head.tag_ in ("VBP", "VBZ") and lemma in habitual:
+                return plain(tokens)
+            return None
+        if clause.about == "you" and (duty or clause.standing):
+            return plain([t for t in tokens if t.i > clause.subject.i] if clause.subject is not None else tokens)
+        return None
+
+    def fragment_rules(self, sent: Span, question_from: int | None) -> list[Fact]:
+        """Rules written as notes: "squash merge only", "no `any` in TS", "always conventional commits",
+        "bullets > paragraphs", "aisle seat always", "halal only when suggesting restaurants"."""
+        facts = []
+        for piece in _pieces(sent, cut_plus=False):
+            if question_from is not None and piece[-1].i >= question_from:
+                continue
+            tokens = _without_please(trim(list(piece)))
+            words = [t.lower_ for t in tokens]
+            if len(words) < 2 or any(t.dep_ in ("nsubj", "nsubjpass") for t in tokens):
+                continue
+            if any(t.pos_ in ("VERB", "AUX") and t.tag_ in ("VBD", "VBZ", "MD") for t in tokens):
+                continue
+            if words[0] == "no" and words[1] in (
+                "worries",
+                "problem",
+                "problems",
+                "idea",
+                "clue",
+                "rush",
+                "way",
+                "pressure",
+                "thanks",
+                "need",
+                "luck",
+                "one",
+                "matter",
+                "offense",
+                "biggie",
+            ):
+                continue
+            marked = (
+                words[0] in ("no", "never", "always", "only")
+                or words[-1] in ("only", "always", "never")
+                or "only" in words[1:3]
+                or ">" in words
+                or "over" in words
+                or (len(words) > 2 and words[1] in (":", "="))
+            )
+            if not marked:
+                continue
+            scope = self.rule_scope(tokens)
+            lemmas = {t.lemma_.lower() for t in tokens}
+            if not lemmas & (self.lex["code_noun"] | self.lex["answer_word"]) - {"me"}:
+                scope = "user"  # "aisle seat always", "halal only": the person's own way
+            facts.append(self._rule_fact(plain(tokens), tokens, scope, list(piece), tokens[0].i, "rules.note"))
+        return facts
+
+    def rule_scope(self, tokens: list[Token]) -> str:
+        """A rule about how the assistant answers or talks to the user is the user's; one about the
+        code, the repo or the team's work is the project's."""
+        lex = self.lex
+        user = 0.0
+        project = 0.0
+        answers = lex["answer_word"] - {"me"}
+        for token in tokens:
+            lemma, lower = token.lemma_.lower(), token.lower_
+            if lower in answers or lemma in answers:
+                user += 1
+            if lower == "me":
+                governor = token.head.lemma_.lower()
+                user += 2 if governor in ("for", "give", "show", "write", "send", "explain", "answer", "reply", "with", "to") else 0.5
+            if token._.tech is not None:
+                if self.vocab.slot(token._.tech).scope == "user":
+                    user += 2
+                else:
+                    project += 1
+            if lemma in lex["code_noun"] or lower in lex["code_noun"] or "/" in lower or lower.startswith("`"):
+                project += 1
+        if any(t.lower_ in lex["language_name"] and t.i > 0 and t.doc[t.i - 1].lower_ in ("in", "auf") for t in tokens):
+            user += 2
+        return "user" if user > project else "project"
+
+    def _rule_fact(
+        self, body: str, tokens: list[Token], scope: str, source: list[Token], anchor: int, reader: str
+    ) -> Fact:
+        key, value = self._rule_slot(tokens, scope)
+        text = body if body.startswith(SUBJECT_MARK) else f"{SUBJECT_MARK} rule: {sentence(body)}"
+        return Fact(
+            kind="procedural" if scope == "project" or key is None else "semantic",
+            scope=scope,
+            key=key,
+            value=value or plain(tokens),
+            text=sentence(text) if key is None else self._slot_text(key, value or "", text),
+            span=plain(source),
+            reader=reader,
+            confidence=0.85,
+            anchor=anchor,
+        )
+
+    def _rule_slot(self, tokens: list[Token], scope: str) -> tuple[str | None, str | None]:
+        words = [t.lower_ for t in tokens]
+        if scope == "user":
+            for i, word in enumerate(words):
+                if word in self.lex["language_name"] and i > 0 and words[i - 1] in ("in", "auf"):
+                    return "response_language", tokens[i].text
+            for token in tokens:
+                if token.lower_ in _LENGTHS and token.head.lemma_.lower() in (self.lex["answer_word"] | {"keep", "be"}):
+                    return "response_length", token.text
+        for i, word in enumerate(words):
+            if word in ("tabs", "spaces", "tab", "space") or re.match(r"^\d+-space", word):
+                start = i - 1 if i > 0 and words[i - 1].isdigit() else i
+                return "indentation", joined(tokens[start : i + 1])
+        return None, None
+
+    @staticmethod
+    def _slot_text(key: str, value: str, text: str) -> str:
+        if key == "response_language":
+            return f"{SUBJECT_MARK} wants replies in {value}."
+        if key == "response_length":
+            return f"{SUBJECT_MARK} wants replies kept {value}."
+        if key == "indentation":
+            return f"{SUBJECT_MARK} indents code with {value}."
+        return text
+
+    def preference(self, clause: Clause) -> list[Fact]:
+        """ "I prefer concise bullet points", "I like my answers short", "I'd rather stick to trains"."""
+        head = clause.head
+        rather = any(c.lower_ == "rather" for c in head.children) and clause.modal in ("'d", "d", "would")
+        if rather and clause.about == "speaker" and clause.mood == "statement" and not clause.conditional:
+            after = [t for t in trim(clause.tokens) if t.i > head.i]
+            value = plain(after) or head.text
+            text = f"{SUBJECT_MARK} prefers to {plain([head, *after])}."
+            return [Fact("semantic", "user", None, value, text, plain(clause.tokens), "rules.preference", 0.8, head.i)]
+        if head.lemma_.lower() not in ("prefer", "like", "love", "want", "need") or clause.about not in (
+            "speaker",
+            "group",
+        ):
+            return []
+        if clause.mood == "question" or clause.hedged or clause.reported or clause.conditional:
+            return []
+        if head.lemma_.lower() in ("like", "love", "want", "need") and not self._shapes_output(clause):
+            return []
+        xcomp = any(c.dep_ == "xcomp" and c.pos_ == "VERB" for c in head.children)
+        if clause.tense == "future" or (xcomp and head.lemma_ != "prefer"):
+            return []
+        obj = [t for t in clause.tokens if t.i > head.i]
+        if not obj:
+            return []
+        value = plain(obj)
+        scope = "user" if clause.about == "speaker" else "project"
+        key, slot_value = self._rule_slot(obj, "user")
+        text = third_person(trim(clause.tokens), clause.subject)
+        if key is not None and slot_value is not None:
+            text = self._slot_text(key, slot_value, text)
+            value = slot_value
+        return [
+            Fact(
+                kind="semantic" if scope == "user" else "procedural",
+                scope=scope,
+                key=key,
+                value=value,
+                text=text,
+                span=plain(clause.tokens),
+                reader="rules.preference",
+                confidence=0.85,
+                anchor=obj[0].i,
+            )
+        ]
+
+    def _shapes_output(self, clause: Clause) -> bool:
+        """ "I like my answers short", "I want responses in German": about the assistant's output."""
+        words = {t.lower_ for t in clause.tokens}
+        return bool(words & (self.lex["answer_word"] - {"me"})) or bool(words & {"tabs", "spaces"})
+
+    # -- personal ------------------------------------------------------------------------------------
+
+    def framed(self, clause: Clause, hits: list[FrameHit], role: str) -> list[Fact]:
+        facts = []
+        about = "speaker" if clause.about == "implied" else clause.about
+        for hit in hits:
+            frame = hit.frame
+            if role not in frame.roles or not clause.has(hit.anchor):
+                continue
+            if frame.about and about not in frame.about:
+                continue
+            if clause.mood not in frame.moods and not (clause.mood == "fragment" and "statement" in frame.moods):
+                continue
+            if (frame.negated == "skip" and clause.negated) or (frame.negated == "require" and not clause.negated):
+                continue
+            if frame.transient == "skip" and clause.transient:
+                continue
+            if clause.mood != "imperative" and (not clause.asserted or clause.modal not in (None, "ca", "can")):
+                continue
+            value_token = hit.nodes[frame.value]
+            value = _value_of(value_token, frame.span)
+            if not value or value.lower() in _DEICTIC:
+                continue
+            noun = hit.nodes.get("noun")
+            names = {"value": value, "noun": noun.lower_ if noun is not None else "", "subject": SUBJECT_MARK}
+            key = frame.key.format(**{**names, "value": _slug(value)}) if frame.key else None
+            facts.append(
+                Fact(
+                    kind=frame.kind,
+                    scope=frame.scope,
+                    key=key,
+                    value=value,
+                    text=sentence(frame.text.format(**names)),
+                    span=plain(clause.tokens),
+                    reader=frame.qualified_id,
+                    confidence=frame.confidence,
+                    anchor=value_token.i,
+                    fields={"episode": "1"} if frame.episode else {},
+                )
+            )
+        return facts
+
+    def timezone(self, sent: Span) -> list[Fact]:
+        """ "im in singapore, UTC+8", "so IST", "tz: CET", "my time zone is Europe/Berlin"."""
+        text = sent.text
+        words = {t.lower_ for t in sent}
+        found = [m.group(0) for m in _TZ.finditer(text)]
+        found += [t.text for t in sent if t.text.isupper() and t.lower_ in self.lex["timezone"]]
+        if not found:
+            return []
+        mine = words & {"i", "i'm", "im", "my", "me", "tz", "timezone", "zone", "based", "m"}
+        if "?" in text and not mine or not mine and not any(t.dep_ == "ROOT" and t.pos_ != "VERB" for t in sent):
+            return []  # "what is 3pm PST in CET?": a question about time zones
+        ordered = sorted(set(found), key=text.find)
+        value = ordered[0] if len(ordered) == 1 else f"{ordered[0]} ({', '.join(ordered[1:])})"
+        return [
+            Fact(
+                kind="semantic",
+                scope="user",
+                key="timezone",
+                value=value,
+                text=f"{SUBJECT_MARK}'s time zone is {value}.",
+                span=text,
+                reader="personal.timezone",
+                confidence=0.8,
+                anchor=sent.start,
+            )
+        ]
+
+    def personal(self, clause: Clause) -> list[Fact]:
+        """A durable first-person statement no frame names: "i play the violin", "my mom is a teacher"."""
+        if clause.about not in ("speaker", "implied", "family", "pet", "speaker_thing", "group"):
+            return []
+        if clause.mood not in ("statement",) or not clause.asserted or clause.transient:
+            return []
+        if clause.modal not in (None, "ca", "can") or _condition(clause):
+            return []
+        head = clause.head
+        lemma = head.lemma_.lower()
+        lex = self.lex
+        if any(
+            t.lemma_.lower() in lex["speech_verb"] | lex["cognition_verb"] for t in clause.tokens if t.pos_ == "VERB"
+        ):
+            return []  # "my brother keeps saying ...": what someone says, not what is
+        negative_ok = lemma in lex["preference_verb"] or lemma in lex["consume_verb"]
+        if clause.negated and not negative_ok:
+            return []
+        progressive_ok = lemma in ("live", "work", "learn", "study", "train", "volunteer")
+        if clause.tense not in ("present", "perfect") and not (clause.tense == "progressive" and progressive_ok):
+            return []
+        if clause.about == "group" and not self._family_object(clause):
+            return []
+        if clause.about == "speaker_thing" and not self._profile(clause):
+            return []
+        gets = lemma == "get" and any(c.dep_ == "acomp" for c in head.children)  # "I get travel sick"
+        allowed = ("have", "be", "do", "make", "speak", "keep", "go", "take")
+        if lemma in lex["conversation_verb"] and lemma not in allowed and not gets:
+            return []
+        if lemma in lex["plan_verb"] or lemma in lex["cognition_verb"] or lemma in lex["speech_verb"]:
+            return []
+        complements = [
+            c
+            for c in head.children
+            if c.dep_ in ("dobj", "attr", "acomp", "xcomp", "prep", "oprd", "ccomp", "npadvmod", "advmod", "amod", "compound")
+        ]
+        content = [
+            c for c in complements if c.dep_ not in ("advmod",) or c.lower_ in ("home", "abroad", "nights", "remotely")
+        ]
+        if clause.about == "implied" and head.pos_ in ("ADJ", "NOUN"):
+            content = content or [head]
+        if not content or not self._durable(clause, content):
+            return []
+        if clause.about == "implied":
+            text = implied_third_person(trim(clause.tokens), head)
+        else:
+            text = third_person(clause.tokens, clause.subject)
+        if not text or len(text.split()) > 30:
+            return []
+        value = joined([t for c in content for t in sorted(c.subtree, key=lambda t: t.i)])
+        key = self._role_key(clause)
+        if key == "role":
+            value = self.role_value(clause) or value
+        return [
+            Fact(
+                kind="semantic",
+                scope="user",
+                key=key,
+                value=value or plain(clause.tokens),
+                text=text,
+                span=plain(clause.tokens),
+                reader="personal.statement",
+                confidence=0.75,
+                anchor=content[0].i,
+            )
+        ]
+
+    def _role_key(self, clause: Clause) -> str | None:
+        """ "I'm a senior backend engineer": an occupation is the user's role slot."""
+        if clause.about != "speaker" or clause.head.lemma_ != "be":
+            return None
+        attr = next((c for c in clause.head.children if c.dep_ == "attr" and c.pos_ == "NOUN"), None)
+        if attr is None or not any(c.dep_ == "det" for c in attr.children):
+            return None
+        noun = attr.lower_
+        if noun in self.lex["diet_word"] or noun in self.lex["kin_noun"]:
+            return None
+        suffixes = self.lex["occupation_suffix"]
+        return "role" if any(noun.endswith(s) for s in suffixes) and len(noun) > 4 else None
+
+    @staticmethod
+    def role_value(clause: Clause) -> str:
+        attr = next((c for c in clause.head.children if c.dep_ == "attr"), None)
+        return _value_of(attr, "role") if attr is not None else ""
+
+    def _family_object(self, clause: Clause) -> bool:
+        return any(
+            t.lemma_.lower() in self.lex["kin_noun"] or t.lemma_.lower() in self.lex["pet_noun"]
+            for t in clause.tokens
+            if t.dep_ in ("dobj", "attr")
+        )
+
+    def _profile(self, clause: Clause) -> bool:
+        subject = clause.subject
+        if subject is None:
+            return False
+        if subject.lemma_.lower() in self.lex["profile_noun"]:
+            return True
+        return clause.head.lemma_ == "be" and any(
+            c.dep_ == "attr" and c.pos_ in ("NOUN", "PROPN", "NUM") for c in clause.head.children
+        )
+
+    def _durable(self, clause: Clause, content: list[Token]) -> bool:
+        """Not a state of the moment ("I'm tired"), not the task at hand ("I have a question")."""
+        lex = self.lex
+        head = clause.head
+        for c in content:
+            words = {t.lower_ for t in c.subtree}
+            if c.lower_ in lex["transient_adjective"] or c.lemma_.lower() in lex["transient_adjective"]:
+                if c.dep_ in ("acomp",) or c.i == head.i:
+                    return False
+            if c.dep_ in ("dobj", "attr") and c.lemma_.lower() in lex["nonfact_object"]:
+                return False
+            if c.dep_ in ("dobj", "attr", "acomp") and c.lower_ in _DEICTIC:
+                return False
+            if c.dep_ == "prep" and any(t.dep_ == "pobj" and t.lower_ in _DEICTIC for t in c.children):
+                return False
+            if any(t._.tech for t in c.subtree) and clause.about in ("speaker", "implied") and head.lemma_ != "love":
+                return False  # a product the speaker uses is the stack reader's
+            del words
+        if head.lemma_ == "be" and not any(c.dep_ in ("attr", "acomp", "prep") for c in content):
+            return clause.about == "implied"
+        return True
+
+    def episode(self, clause: Clause, role: str) -> list[Fact]:
+        """An event told in passing: "we adopted a puppy in March", "I passed my driving test"."""
+        if role != "user" or clause.mood not in ("statement",) or clause.tense != "past":
+            if not (clause.about == "implied" and role == "user" and clause.head.tag_ in ("VBD", "VBN")):
+                return []
+        if clause.about not in ("speaker", "implied", "group", "family") or clause.hedged or clause.reported:
+            return []
+        if clause.conditional or clause.negated or clause.modal is not None or _condition(clause):
+            return []
+        head = clause.head
+        lemma = head.lemma_.lower()
+        if lemma in self.lex["conversation_verb"] and lemma not in ("get", "go", "make", "take", "find", "have"):
+            return []
+        if any(t._.tech for t in clause.tokens) or any(t.like_url or "/" in t.text or "`" in t.text for t in clause.tokens):
+            return []
+        text_words = " ".join(t.lower_ for t in clause.tokens)
+        when = _TIME.search(text_words)
+        eventful = lemma in self.lex["life_event_verb"] or (
+            lemma in ("get", "be")
+            and any(c.lower_ in ("married", "engaged", "promoted", "divorced", "hired", "back") for c in head.subtree)
+        )
+        if not eventful and (not when or lemma in ("be", "have", "do", "get", "make")):
+            return []
+        objects = [c for c in head.children if c.dep_ in ("dobj", "prep", "attr", "acomp", "xcomp", "advmod", "prt", "npadvmod")]
+        if not objects:
+            return []
+        if clause.about == "implied":
+            text = implied_third_person(trim(clause.tokens), head)
+        else:
+            text = third_person(clause.tokens, clause.subject)
+        if not text or len(text.split()) > 30:
+            return []
+        ago = _AGO.search(text_words)
+        return [
+            Fact(
+                kind="episodic",
+                scope="user",
+                key=None,
+                value=joined([t for c in objects for t in sorted(c.subtree, key=lambda t: t.i)]) or plain(clause.tokens),
+                text=text,
+                span=plain(clause.tokens),
+                reader="episode.personal",
+                confidence=0.75,
+                anchor=head.i,
+                when=ago.group(0) if ago else None,
+                fields={"event": plain(clause.tokens), "when": when.group(0) if when else ""},
+            )
+        ]
+
+    def outcome(self, clause: Clause) -> list[Fact]:
+        """A project event and its outcome: "the release build broke because the cache was stale"."""
+        if clause.mood != "statement" or clause.tense != "past" or clause.about not in ("project", "thing"):
+            return []
+        if clause.hedged or clause.reported or clause.conditional or clause.modal is not None:
+            return []
+        head = clause.head
+        outcomes = ("fail", "break", "crash", "succeed", "pass", "work", "time", "hang", "blow", "go", "roll")
+        if head.lemma_.lower() not in outcomes:
+            return []
+        because = ("because", "since", "as", "after", "when")
+        cause_clause = next(
+            (c for c in clause.children if any(m.dep_ == "mark" and m.lower_ in because for m in c.head.children)),
+            None,
+        )
+        due = next((c for c in head.children if c.dep_ == "prep" and c.lower_ in ("due", "because")), None)
+        subject = clause.subject
+        if (cause_clause is None and due is None) or subject is None:
+            return []
+        event = plain(list(subject.subtree))
+        outcome_tokens = [t for t in clause.tokens if t.i >= head.i and t not in list(subject.subtree)]
+        outcome = plain([t for t in outcome_tokens if t.dep_ not in ("prep",) or t.i == head.i][:3]) or head.text
+        if cause_clause is not None:
+            cause = plain([t for t in cause_clause.tokens if t.dep_ != "mark"])
+        else:
+            cause = re.sub(r"^to\s+", "", plain([t for t in due.subtree if t.i > due.i])) if due is not None else ""
+        whole = plain(clause.tokens + (cause_clause.tokens if cause_clause else []))
+        return [
+            Fact(
+                kind="episodic",
+                scope="project",
+                key=None,
+                value=whole,
+                text=f"{SUBJECT_MARK} episode: {whole}.",
+                span=whole,
+                reader="episode.outcome",
+                confidence=0.8,
+                anchor=head.i,
+                fields={"event": event[:1].upper() + event[1:], "outcome": outcome, "cause": cause},
+            )
+        ]
+
+    # -- the agent's own reports --------------------------------------------------------------------
+
+    def report(self, clause: Clause, techs: list[Span], commands: list[tuple[Command, Span]]) -> list[Fact]:
+        """What a coding agent says it did or verified: "I've swapped the ORM to Drizzle", "the service
+        now reads its config from environment variables". Advice, plans and questions give nothing."""
+        if clause.mood in ("question", "imperative") or not clause.asserted or clause.negated:
+            return []
+        words = {t.lower_ for t in clause.head.sent}
+        if words & (self.lex["advice_word"] | {"if", "option", "recommend", "suggest", "consider"}):
+            return []
+        head = clause.head
+        did = clause.about in ("speaker", "group") and clause.tense in ("past", "perfect")
+        state = clause.about in ("project", "thing", "pointing") and clause.tense in ("present", "perfect") and (
+            any(t.lower_ in ("now", "currently", "already") for t in clause.tokens)
+            or head.lemma_.lower() in ("use", "run", "target", "require", "read", "store", "deploy", "depend", "pin")
+            or any(t._.tech for t in clause.tokens)
+        )
+        passive = clause.about in ("project", "thing") and clause.tense == "past" and any(
+            c.dep_ == "auxpass" for c in head.children
+        )
+        fragment = clause.mood == "fragment" or (clause.subject is None and head.tag_ in ("VBN", "VBD"))
+        if not (did or state or passive or fragment):
+            return []
+        facts = self.stack(clause, techs, reader="report.stack")
+        if facts:
+            return facts
+        for command, tokens in commands:
+            if clause.has(tokens[0]) and command.purpose:
+                fact = self._command_fact(command.text, command.purpose, clause, plain(clause.tokens), "report.command")
+                fact.kind = "semantic"
+                facts.append(fact)
+        if facts:
+            return facts
+        if did and head.lemma_.lower() not in self.lex["report_verb"]:
+            return []
+        if did:
+            text = f"{SUBJECT_MARK}: the agent {plain(_after_subject(clause))}"
+        else:
+            text = f"{SUBJECT_MARK}: {plain(trim(clause.tokens))}"
+        text = re.sub(r"\b(?:I|I've|I'm)\b", "the agent", text)
+        return [
+            Fact(
+                kind="semantic",
+                scope="project",
+                key=None,
+                value=plain(trim(clause.tokens)),
+                text=sentence(text),
+                span=plain(clause.tokens),
+                reader="report.change",
+                confidence=0.7,
+                anchor=head.i,
+            )
+        ]
+
+
+def _fill(template: str, value: str) -> str:
+    return template.replace("{value}", value).replace("{subject}", SUBJECT_MARK)
+
+
+def _has_to(head: Token) -> bool:
+    """ "branch names have to be ...", "PRs need to pass CI": an obligation without a modal."""
+    if head.dep_ == "xcomp" and head.head.lemma_ in ("have", "need", "got"):
+        return True
+    return head.lemma_ in ("have", "need") and any(c.dep_ == "xcomp" and c.i > head.i for c in head.children)
+
+
+def _name_like(token: Token) -> bool:
+    """A product's name, not a common noun phrase: no article, a proper noun, or a coined word."""
+    if any(c.dep_ in ("det", "poss", "nummod") for c in token.children):
+        return False
+    if token.pos_ in ("PRON", "ADJ", "ADV", "VERB", "NUM") or token.is_stop:
+        return False
+    text = token.text
+    if token.pos_ == "PROPN" or any(ch.isupper() for ch in text[1:]) or any(ch.isdigit() for ch in text):
+        return True
+    return token.pos_ == "NOUN" and not token.lower_.endswith(("s", "ing", "tion", "ment"))
+
+
+def _condition(clause: Clause) -> bool:
+    """ "when i touch a readme", "while I was at it": a clause that sets a time or condition."""
+    marks = ("when", "whenever", "while", "if", "until", "before", "after", "once", "unless")
+    return clause.head.dep_ == "advcl" and any(c.dep_ == "mark" and c.lower_ in marks for c in clause.head.children)
+
+
+def _after_subject(clause: Clause) -> list[Token]:
+    subject = clause.subject
+    if subject is None:
+        return trim(clause.tokens)
+    return [t for t in trim(clause.tokens) if t.i > subject.i]
+
+
+def _without_please(tokens: list[Token]) -> list[Token]:
+    return trim([t for t in tokens if t.lower_ not in ("please", "pls", "plz", "kindly")])
+
+
+def _named(span: Span) -> str:
+    text = str(span.text)
+    if span._.version:
+        text = f"{text} {span._.version}"
+    return text
+
+
+def _fold(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "", text.lower())
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")[:40] or "value"
+
+
+def joined(tokens: list[Token]) -> str:
+    """Tokens as text: their own spacing where they touch, a space where words were left out."""
+    out = ""
+    for n, token in enumerate(tokens):
+        out += token.text
+        if n + 1 < len(tokens):
+            out += token.whitespace_ if tokens[n + 1].i == token.i + 1 else " "
+    return out.strip()
+
+
+def _value_of(token: Token, how: str) -> str:
+    """The words of a value: a name with its parts, a role without its article, a phrase."""
+    if how == "token":
+        return str(token.text)
+    if how == "name":
+        parts = [token, *(t for t in token.children if t.dep_ in ("compound", "flat") and t.pos_ in ("PROPN", "NOUN", "X"))]
+        names = [c for c in token.children if c.dep_ == "conj" and c.pos_ == "PROPN"]
+        if names and any(c.dep_ == "cc" for c in token.children):
+            parts += [*names, *(c for c in token.children if c.dep_ == "cc")]
+        return joined(sorted(parts, key=lambda t: t.i))
+    if how == "role":
+        return joined([t for t in token.subtree if t.i <= token.i and t.dep_ not in ("det", "poss", "predet")])
+    parts = [
+        t
+        for t in token.subtree
+        if t.dep_ not in ("relcl", "punct", "appos")
+        and not (t.dep_ == "det" and t.i == token.left_edge.i and t.lower_ == "the")
+    ]
+    return joined(parts)
+
+
+def _pieces(sent: Span, cut_plus: bool = True) -> list[Span]:
+    """A telegraphic line cut at commas, semicolons, slashes and pluses between items."""
+    pieces = []
+    start = sent.start
+    cuts = (",", ";", "|", "+", "/", "&", "·", "—", "–") if cut_plus else (",", ";", "|", "—", "–")
+    for token in sent:
+        if token.text in cuts or (token.text == "-" and token.whitespace_):
+            if token.i > start:
+                pieces.append(sent.doc[start : token.i])
+            start = token.i + 1
+    if start < sent.end:
+        pieces.append(sent.doc[start : sent.end])
+    return [p for p in pieces if len(p)]

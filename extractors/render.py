@@ -1,0 +1,152 @@
+"""A clause as one self-contained third-person sentence: "i'm vegan" -> "{subject} is vegan.".
+
+The speaker becomes the record's subject (filled in once the scope is known), "my" its possessive,
+the verb agrees with it; everything else keeps the user's own words, so values stay exact.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+Token = Any
+
+SUBJECT_MARK = "\x00subject\x00"
+_POSSESSIVE = f"{SUBJECT_MARK}'s"
+_FIRST_PERSON = re.compile(r"(?<![\w'])(?:i|me|my|mine|myself|we|us|our|ours|ourselves|i'm|i've|i'd|i'll)(?![\w'])", re.I)
+_TRIM_START = frozenset(
+    "btw fyi also oh and but so well anyway anyways actually honestly tbh ok okay alright yeah yes yep "
+    "hey hi hello um uh hmm lol haha plus ps basically then just".split()
+)
+_TRIM_END = frozenset("lol haha btw tbh fyi too though thx thanks pls please lmao xd".split())
+_AGREE = {
+    "am": "is",
+    "'m": "is",
+    "m": "is",
+    "are": "is",
+    "'re": "is",
+    "re": "is",
+    "have": "has",
+    "'ve": "has",
+    "ve": "has",
+    "do": "does",
+    "was": "was",
+    "were": "was",
+}
+
+
+def third_person(tokens: list[Token], subject: Token | None, subject_words: int = 1) -> str:
+    """``tokens`` (one clause, in order) with the speaker as ``SUBJECT_MARK``.
+
+    ``subject``: the clause's subject token when it is the speaker ("i", "we") or a speaker's
+    possession ("my wife"); its finite verb is made to agree.
+    """
+    tokens = trim(tokens)
+    if not tokens:
+        return ""
+    finite = _finite_verb(subject) if subject is not None and subject.lower_ in ("i", "we") else None
+    in_subject = {t.i for t in subject.subtree} if subject is not None else set()
+    parts: list[str] = []
+    for token in tokens:
+        lower = token.lower_
+        word = token.text
+        if subject is not None and token.i == subject.i and lower in ("i", "we"):
+            word = SUBJECT_MARK
+        elif token.i in in_subject and lower in ("i", "me"):
+            word = SUBJECT_MARK  # "me and my wife are vegetarian"
+        elif lower in ("my", "our") and subject is not None and token.head.i == subject.i:
+            word = _POSSESSIVE
+        elif lower in ("my", "our"):
+            word = "their" if lower == "my" else "its"
+        elif lower in ("me", "us"):
+            word = "them"
+        elif lower in ("myself", "ourselves"):
+            word = "themselves"
+        elif lower in ("mine", "ours"):
+            word = "theirs"
+        elif lower == "i" or lower == "we":
+            word = "they"
+        elif finite is not None and token.i == finite.i:
+            word = _agree(token)
+        elif lower in ("n't", "nt") and token.head.i == (finite.head.i if finite is not None else -1):
+            word = "not"
+        if word != token.text and parts and not parts[-1].endswith(" ") and word not in ("'s",):
+            parts[-1] += " "
+        parts.append(word + token.whitespace_)
+    text = "".join(parts).strip()
+    text = re.sub(r"\s+([,.;:!?])", r"\1", text)
+    return sentence(text)
+
+
+def implied_third_person(tokens: list[Token], head: Token) -> str:
+    """A note with the "I" left out: "moved to Kraków in march", "allergic to peanuts"."""
+    body = "".join(t.text_with_ws for t in tokens).strip()
+    if not body:
+        return ""
+    verb = "is " if head.pos_ in ("ADJ", "NOUN", "PROPN") else ""
+    body = re.sub(r"(?<![\w'])my(?![\w'])", "their", body, flags=re.I)
+    body = re.sub(r"(?<![\w'])me(?![\w'])", "them", body, flags=re.I)
+    return sentence(f"{SUBJECT_MARK} {verb}{body[:1].lower() + body[1:]}")
+
+
+def trim(tokens: list[Token]) -> list[Token]:
+    """Without the discourse words and punctuation that open or close a clause in chat."""
+    tokens = list(tokens)
+    while tokens and (tokens[0].is_punct or tokens[0].lower_ in _TRIM_START or tokens[0].dep_ in ("intj", "cc")):
+        tokens.pop(0)
+    while tokens and (tokens[-1].is_punct or tokens[-1].lower_ in _TRIM_END or tokens[-1].dep_ == "cc"):
+        if tokens[-1].text in (")", '"', "'") and any(t.text in ("(", '"', "'") for t in tokens[:-1]):
+            break
+        tokens.pop()
+    return tokens
+
+
+def plain(tokens: list[Token]) -> str:
+    return "".join(t.text_with_ws for t in trim(tokens)).strip()
+
+
+def sentence(text: str) -> str:
+    text = " ".join(text.split())
+    text = re.sub(r"\.\.+$", ".", text)
+    if not text:
+        return text
+    if text.startswith(SUBJECT_MARK):
+        body = text
+    else:
+        body = text[:1].upper() + text[1:]
+    return body if body.endswith((".", "!", "?")) else body + "."
+
+
+def keeps_first_person(text: str) -> bool:
+    """Whether a rendered sentence still speaks as "I" or "we" (then it is not self-contained)."""
+    return bool(_FIRST_PERSON.search(text.replace(SUBJECT_MARK, "")))
+
+
+def _finite_verb(subject: Token) -> Token | None:
+    head = subject.head
+    auxes = [c for c in head.children if c.dep_ in ("aux", "auxpass") and c.i > subject.i]
+    if auxes:
+        return auxes[0] if auxes[0].tag_ != "MD" else None
+    return head if head.i > subject.i else None
+
+
+def _agree(token: Token) -> str:
+    lower = token.lower_
+    if lower in _AGREE:
+        return _AGREE[lower]
+    if token.tag_ != "VBP":
+        return token.text
+    return third_singular(token.text)
+
+
+def third_singular(verb: str) -> str:
+    lower = verb.lower()
+    if lower in ("be",):
+        return "is"
+    if lower == "have":
+        return "has"
+    if re.search(r"(?:s|sh|ch|x|z|o)$", lower):
+        return verb + "es"
+    if re.search(r"[^aeiou]y$", lower):
+        return verb[:-1] + "ies"
+    return verb + "s"

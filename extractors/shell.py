@@ -1,0 +1,185 @@
+"""Shell commands inside prose: "run `pnpm lint --fix` before you push", "tests: tox -e py312".
+
+Which programs exist, and what some of them are for, is data (``patterns/commands.jsonl``). A
+command is the program and the arguments after it, up to the first word that is prose again
+("before", "to", "and"...). The text inside backticks is a command as written.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import msgspec
+
+from extractors.data import load
+
+# Words that end a command written in prose, and first words that show the program name was a verb.
+_PROSE = frozenset(
+    "a an the to before after when whenever if and then so or for first instead on in at every each "
+    "please locally prior as because since otherwise but which that it is are was be this these those "
+    "with without from by via not never always just also only once twice again now here there sure "
+    "sense certain you we i they he she my our your their its me us them of do does did can will would "
+    "should could might must has have had".split()
+)
+_ARG = re.compile(r"""^(?:-{1,2}[\w][\w.-]*(?:=\S+)?|[\w./:@=+%*,~^\[\]{}-]+|'[^']*'|"[^"]*")$""")
+_PATH_PROGRAM = re.compile(r"^(?:\./|\.\./|bin/|scripts?/|tools/|~/)[\w./-]+$|^[\w-]+\.(?:sh|py|ps1|bash)$")
+_WORDS = re.compile(r"""'[^']*'|"[^"]*"|\S+""")
+_BACKTICKS = re.compile(r"`([^`\n]{1,200})`")
+_PURPOSE_ALIASES = {
+    "tests": "test",
+    "testing": "test",
+    "unit": "test",
+    "spec": "test",
+    "specs": "test",
+    "fmt": "format",
+    "formatting": "format",
+    "prettier": "format",
+    "linting": "lint",
+    "eslint": "lint",
+    "typecheck": "typecheck",
+    "type-check": "typecheck",
+    "types": "typecheck",
+    "tsc": "typecheck",
+    "check": "check",
+    "ci": "check",
+    "verify": "check",
+    "validate": "check",
+    "deploy": "deploy",
+    "release": "deploy",
+    "publish": "deploy",
+    "up": "deploy",
+    "apply": "deploy",
+    "build": "build",
+    "compile": "build",
+    "bundle": "build",
+    "dev": "dev",
+    "start": "dev",
+    "serve": "dev",
+    "watch": "dev",
+    "e2e": "e2e",
+    "migrate": "migrate",
+    "migration": "migrate",
+    "migrations": "migrate",
+    "db:migrate": "migrate",
+    "seed": "seed",
+    "install": "install",
+    "setup": "install",
+    "bootstrap": "install",
+    "bench": "bench",
+    "benchmark": "bench",
+    "test": "test",
+    "lint": "lint",
+    "format": "format",
+}
+
+
+class Program(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    exe: str
+    purpose: str | None = None
+    needs_argument: bool = False
+    subcommands: list[str] = []
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    start: int  # character offsets in the text searched
+    end: int
+    text: str
+    arguments: int
+    quoted: bool  # written in backticks
+    purpose: str | None
+
+
+class Shell:
+    def __init__(self, programs: list[Program]) -> None:
+        self.programs = {p.exe: p for p in programs}
+
+    def find(self, text: str) -> list[Command]:
+        """Commands in ``text``: backticked spans first, then programs followed by arguments."""
+        found: list[Command] = []
+        taken: list[tuple[int, int]] = []
+        for match in _BACKTICKS.finditer(text):
+            inner = match.group(1).strip()
+            if inner:
+                words = inner.split()
+                found.append(
+                    Command(match.start(1), match.end(1), inner, len(words) - 1, True, self._purpose(words))
+                )
+                taken.append((match.start(), match.end()))
+        words = [(m.start(), m.end(), m.group(0)) for m in _WORDS.finditer(text)]
+        i = 0
+        while i < len(words):
+            start, _, word = words[i]
+            if any(a <= start < b for a, b in taken):
+                i += 1
+                continue
+            program = self._program(word)
+            if program is None:
+                i += 1
+                continue
+            args: list[tuple[int, int, str]] = []
+            j = i + 1
+            # "mongodb atlas, deploy on render": punctuation right after the program ends it
+            ends = word.rstrip(".,;:!?)") != word
+            while not ends and j < len(words) and len(args) < 10:
+                raw = words[j][2]
+                bare = raw if raw.endswith("/...") else raw.rstrip(".,;:!?)")
+                if not bare or bare.lower() in _PROSE or not _ARG.match(bare):
+                    break
+                args.append((words[j][0], words[j][0] + len(bare), bare))
+                if bare != raw:
+                    break  # punctuation after it ends the command
+                j += 1
+            if not self._fits(program, word, args):
+                i += 1
+                continue
+            end = args[-1][1] if args else words[i][0] + len(word.rstrip(".,;:!?)"))
+            command_text = text[start:end]
+            tokens = [word.rstrip(".,;:!?)"), *(a[2] for a in args)]
+            found.append(Command(start, end, command_text, len(args), False, self._purpose(tokens)))
+            i = j if args else i + 1
+        return sorted(found, key=lambda c: c.start)
+
+    def _program(self, word: str) -> Program | None:
+        bare = word.rstrip(".,;:!?)").lstrip("(")
+        if bare in self.programs:
+            return self.programs[bare]
+        if bare.lower() in self.programs and bare.lower() == bare:
+            return self.programs[bare.lower()]
+        if _PATH_PROGRAM.match(bare):
+            return Program(exe=bare)
+        return None
+
+    @staticmethod
+    def _fits(program: Program, word: str, args: list[tuple[int, int, str]]) -> bool:
+        if word[:1].isupper() and program.needs_argument:
+            return False  # "Make sure", "Go ahead": a capitalised verb, not a program
+        if program.needs_argument and not args:
+            return False
+        return not (program.subcommands and (not args or args[0][2] not in program.subcommands))
+
+    def _purpose(self, words: list[str]) -> str | None:
+        """What the command is for: its program's purpose, or the first argument that names one
+        ("pnpm test", "npm run test:unit", "cargo clippy", "./scripts/deploy.sh")."""
+        if not words:
+            return None
+        program = self.programs.get(words[0])
+        if program is not None and program.purpose:
+            return program.purpose
+        for word in words[1:4]:
+            name = word.lower().split(":")[0]
+            name = re.sub(r"\.(?:sh|py|ps1|bash)$", "", name.rsplit("/", 1)[-1])
+            if name in _PURPOSE_ALIASES:
+                return _PURPOSE_ALIASES[name]
+            if name in self.programs and self.programs[name].purpose:
+                return self.programs[name].purpose
+        if _PATH_PROGRAM.match(words[0]):
+            name = re.sub(r"\.(?:sh|py|ps1|bash)$", "", words[0].rsplit("/", 1)[-1].lower())
+            return _PURPOSE_ALIASES.get(name)
+        return None
+
+
+def load_shell(path: Path | None = None) -> Shell:
+    return Shell([program for _, program in load("commands.jsonl", Program, path)])

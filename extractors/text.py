@@ -1,0 +1,183 @@
+"""What of a message may be learned from, before any parsing.
+
+Never read: Mnemo's own memory block, fenced code, quoted (``>``) lines, lines of code, logs and
+stack traces, and text the user pasted from elsewhere: emails (headers, greetings and sign-offs,
+forwarded blocks), web pages and documents (HTML, markdown headings, tables), tool output, and
+whatever follows a line that announces a paste ("here's the email:", "the doc says:"). Pasted text
+is never the speaker's own fact or rule, whatever it says.
+"""
+
+from __future__ import annotations
+
+import re
+
+MEMORY_BLOCK = re.compile(r"<mnemo-memory\b.*?</mnemo-memory>", re.DOTALL | re.IGNORECASE)
+_FENCE = re.compile(r"```.*?(?:```|$)|~~~.*?(?:~~~|$)", re.DOTALL)
+_QUOTE_LINE = re.compile(r"^\s*>.*$", re.MULTILINE)
+_INLINE_CODE = re.compile(r"`([^`\n]{1,200})`")
+_LIST_MARK = re.compile(r"^\s*(?:[-*•–·]|\d+[.)]|[a-z][.)])\s+", re.MULTILINE)
+_SPACES = re.compile(r"[ \t]+")
+
+# Lines that are logs or code, not something the user is telling us.
+_LOG_LINE = re.compile(
+    r"^\s*(?:\[?(?:ERROR|WARN(?:ING)?|INFO|DEBUG|FATAL|TRACE|CRITICAL|PANIC|NOTICE)\]?[:\s]|Traceback\b|"
+    r"\s*File \"|\w+(?:Error|Exception):|\d{4}-\d\d-\d\d[T ]\d\d:|at\s+[\w$.<>]+\(.*\)\s*$|"
+    r"\s*at\s+[\w$.]+\s*\(|Caused by:|E\s{2,}|FAILED\b|PASSED\b|\s*\^+\s*$|npm ERR!|error(?:\[\w+\])?:|"
+    r"warning:|\$\s|#\s*\d+\s|\d+\s+(?:passed|failed)|✓|✗|×)",
+    re.MULTILINE,
+)
+_CODE_LINE = re.compile(
+    r"(?:[;{}]\s*$|^\s*(?:(?:const|let|var)\s+\w+\s*=|def\s+\w+\s*\(|class\s+\w+\s*[:({]|function\s*\w*\s*\(|"
+    r"import\s+[\w.{*]|from\s+[\w.]+\s+import\b|return\s.*[;)]\s*$|#include\b|assert\s|(?:if|for|while)\s*\(|"
+    r"@\w+\(|<\?php|package\s+\w+;|public\s+\w+|private\s+\w+|fn\s+\w+\s*\(|func\s+\w+\s*\()"
+    r"|(?<![:/])//|\w\(.*\)\s*[:;]?\s*$|^\s{4,}\S|^\s*[\]}),]+\s*$|^\s*\"[\w-]+\"\s*:\s)"
+)
+_HTML = re.compile(r"<(?:!DOCTYPE|html|head|body|div|span|p|a\s|ul|ol|li|table|tr|td|h[1-6]|br|img|meta|script)\b", re.I)
+_MD_HEADING = re.compile(r"^\s*#{1,6}\s+\S", re.MULTILINE)
+_TABLE_LINE = re.compile(r"^\s*\|.*\|\s*$|^\s*[A-Z][A-Z_ ]{2,}\s{2,}[A-Z][A-Z_ ]{2,}")
+_COLUMNS = re.compile(r"\S\s{3,}\S.*\S\s{3,}\S")
+_MAIL_HEADER = re.compile(r"^\s*(?:from|to|cc|bcc|subject|date|sent|reply-to|re|fwd?)\s*:\s*\S", re.I)
+_FORWARDED = re.compile(
+    r"^\s*(?:-{3,}\s*(?:forwarded|original)\s+message|begin\s+forwarded\s+message|on\s.{3,80}\swrote:\s*$|"
+    r".{0,60}\b(?:wrote|said|posted|commented)\s*:\s*$)",
+    re.I,
+)
+_GREETING = re.compile(r"^\s*(?:hi|hello|hey|dear|good\s+(?:morning|afternoon|evening)|greetings)\b[^.!?]{0,40}[,!:]?\s*$", re.I)
+_SIGN_OFF = re.compile(
+    r"^\s*(?:best(?:\s+regards)?|kind\s+regards|regards|cheers|thanks|thank\s+you|many\s+thanks|sincerely|"
+    r"warm(?:est)?\s+regards|br|all\s+the\s+best|talk\s+soon|yours(?:\s+truly)?|--|—)\s*[,.!]?\s*$",
+    re.I,
+)
+_SPEAKER_LINE = re.compile(r"^\s*([A-Z][\w.'-]{1,20}(?:\s[A-Z][\w.'-]{1,20})?)\s*:\s+\S")
+_DOCUMENT_START = re.compile(
+    r"^\s*(?:attendees|participants|agenda|minutes|action\s+items|present|table\s+of\s+contents|abstract)\s*:", re.I
+)
+_ADDRESSED = re.compile(r"\b(?:you|u|your|pls|please|can|could|why|how|what)\b", re.I)
+# "here's the email:", "my landlord sent this:", "the README says:", "pasting the log below"
+_PASTED_THING = (
+    r"(?:email|e-mail|mail|message|msg|thread|page|article|doc|document|readme|post|comment|review|ticket|"
+    r"text|output|log|logs|trace|stacktrace|traceback|spec|memo|letter|notes?|transcript|snippet|excerpt|"
+    r"dm|notice|announcement|newsletter|changelog|description|blog|recipe|policy|terms|contract|reply|"
+    r"error|stack|dump|report|listing|diff|file|config|slack|chat|conversation|summary|draft|release\s+notes)"
+)
+_ANNOUNCE = re.compile(
+    r"(?:\b(?:pasting|pasted|paste|copying|copied|forwarding|forwarded|quoting|sent\s+(?:me|us)|wrote|"
+    r"says|said|reads|posted|replied)\b[^\n]{0,80}[:\-—]\s*$)"
+    rf"|(?:\b{_PASTED_THING}s?\b[^\n]{{0,60}}[:\-—]\s*$)"
+    rf"|(?:\b(?:here(?:'s|\s+is|\s+are)|below\s+is|see\s+below)\b[^\n]{{0,40}}\b{_PASTED_THING}s?\b)",
+    re.I,
+)
+
+
+def clean_text(text: str) -> str:
+    """A message as a query for recall: no injected memory, code blocks, quoted, log or code lines;
+    inline code without its backticks."""
+    text = MEMORY_BLOCK.sub(" ", text)
+    text = _FENCE.sub(" ", text)
+    text = _QUOTE_LINE.sub(" ", text)
+    lines = [line for line in text.splitlines() if not _LOG_LINE.match(line) and not _CODE_LINE.search(line)]
+    text = _INLINE_CODE.sub(r"\1", "\n".join(lines))
+    return _LIST_MARK.sub("", text)
+
+
+def learnable_lines(text: str, labels: frozenset[str] = frozenset()) -> list[str]:
+    """The lines of a message the speaker wrote themselves, each a unit to read; inline code keeps
+    its backticks (a command as written). ``labels``: words that start a note ("db: postgres"),
+    which a transcript line ("Priya: we should ...") is not."""
+    text = MEMORY_BLOCK.sub("\n", text)
+    text = _FENCE.sub("\n", text)
+    lines = drop_pastes(text.splitlines(), labels)
+    machine = [line for line in lines if _machine_line(line)]
+    if len(machine) >= 3 and len(machine) * 2 >= len([x for x in lines if x.strip()]):
+        # mostly a log or a listing: what is left are the user's own words about it, if any
+        lines = [x for x in lines if "?" in x or _ADDRESSED.search(x)]
+    kept = []
+    for line in lines:
+        if _machine_line(line):
+            continue
+        line = _SPACES.sub(" ", _LIST_MARK.sub("", line)).strip()
+        if line:
+            kept.append(line)
+    return kept
+
+
+def _machine_line(line: str) -> bool:
+    return bool(
+        _QUOTE_LINE.match(line) or _LOG_LINE.match(line) or _CODE_LINE.search(_INLINE_CODE.sub("x", line))
+    )
+
+
+def drop_pastes(lines: list[str], labels: frozenset[str] = frozenset()) -> list[str]:
+    """The lines that remain once pasted third-party text is cut out."""
+    end = len(lines)
+    for i, line in enumerate(lines):
+        rest = [x for x in lines[i + 1 :] if x.strip()]
+        if _DOCUMENT_START.match(line) or (_MD_HEADING.match(line) and rest):
+            end = i  # a page or document from here on: headings, "Attendees:", "Agenda:"
+            break
+        if _announces(line) and rest:
+            # the announcing line is the user's own ("can you summarize this email:"); what follows is not
+            end = i if _announce_only(line) else i + 1
+            break
+        if (_MAIL_HEADER.match(line) and rest and _MAIL_HEADER.match(rest[0])) or _FORWARDED.match(line):
+            end = i
+            break
+    lines = lines[:end]
+    cut = _letters(lines) | _transcript(lines, labels)
+    blocks: list[list[int]] = [[]]
+    for i, line in enumerate(lines):
+        if not line.strip():
+            blocks.append([])
+        elif i not in cut:
+            blocks[-1].append(i)
+    kept: list[str] = []
+    for block in blocks:
+        text = [lines[i] for i in block]
+        if not any(_document_line(line) for line in text):
+            kept.extend(text)
+    return kept
+
+
+def _transcript(lines: list[str], labels: frozenset[str]) -> set[int]:
+    """Lines of a pasted chat or meeting notes: "Priya: we should ...", "- Marcus: proposes ..."."""
+    speakers = {}
+    for i, line in enumerate(lines):
+        match = _SPEAKER_LINE.match(_LIST_MARK.sub("", line))
+        if match and match.group(1).lower() not in labels:
+            speakers[i] = match.group(1)
+    if len(speakers) >= 3 or (len(speakers) >= 2 and len(set(speakers.values())) < len(speakers)):
+        return set(speakers)
+    return set()
+
+
+def _letters(lines: list[str]) -> set[int]:
+    """Lines of a letter: from a greeting on its own line ("Hi team,") to a sign-off ("Best,") and
+    the name under it."""
+    cut: set[int] = set()
+    i = 0
+    while i < len(lines):
+        if _GREETING.match(lines[i]):
+            for j in range(i + 1, len(lines)):
+                if _SIGN_OFF.match(lines[j]):
+                    last = min(len(lines) - 1, j + 2)
+                    cut.update(range(i, last + 1))
+                    i = last
+                    break
+        i += 1
+    return cut
+
+
+def _announces(line: str) -> bool:
+    return bool(_ANNOUNCE.search(line)) and len(line) < 200
+
+
+def _announce_only(line: str) -> bool:
+    """An announcing line that says nothing else worth reading ("here's the log:")."""
+    return len(line.split()) <= 8
+
+
+def _document_line(line: str) -> bool:
+    """A line of a page, document or tool output: HTML, a markdown heading, a table, columns."""
+    return bool(
+        _HTML.search(line) or _MD_HEADING.match(line) or _TABLE_LINE.match(line) or _COLUMNS.search(line)
+    )

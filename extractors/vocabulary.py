@@ -1,0 +1,221 @@
+"""Tools and products as data: which names exist, what kind of thing each is, and the slot it fills.
+
+``patterns/vocabulary.jsonl``: one product a line (name, aliases, category, ambiguous).
+``patterns/slots.jsonl``: one category a line: its slot key, how a record names it, its scope,
+whether it holds one current value, and the labels people write before it ("db: postgres").
+
+The spaCy component ``mnemo_tech_v1`` marks products in a parsed doc (``doc.spans["tech"]``, each
+span labeled with its category and carrying the canonical name as ``kb_id_``). A name that is also
+an ordinary word ("go", "rails", "jest") needs more: a capital letter inside a sentence, a version
+beside it, another product in the sentence, or a verb of use governing it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from extractors.data import load
+from proxy.errors import ConfigError
+
+VERSION = re.compile(r"^v?\d+(?:\.\d+|\.x)*(?:[a-z]{0,3}\d*)?$|^\d+(?:\.\d+)*\+$", re.IGNORECASE)
+# Verbs under which a name that is also an ordinary word is still a product: "we use rails".
+_TECH_VERBS = frozenset(
+    "use run write build deploy host switch migrate move base power rely standardize standardise pick "
+    "choose adopt install upgrade downgrade replace swap drop ditch prefer stick love hate".split()
+)
+
+
+class SlotSpec(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    category: str
+    key: str
+    label: str
+    scope: str
+    single: bool
+    labels: list[str] = []
+    phrases: list[str] = []  # "deploy to": a verb and its preposition that name the slot
+    text: str | None = None
+
+    def template(self) -> str:
+        return self.text or f"{{subject}} uses {{value}} as its {self.label}."
+
+
+class Product(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    name: str
+    category: str
+    aliases: list[str] = []
+    ambiguous: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """A product named in free text (no parse): for reading a user's "forget that we use yarn"."""
+
+    name: str
+    category: str
+    said: str
+
+
+class Vocabulary:
+    def __init__(self, products: list[Product], slots: dict[str, SlotSpec]) -> None:
+        self.products = products
+        self.slots = slots
+        self.by_alias: dict[str, Product] = {}
+        for product in products:
+            for alias in (product.name, *product.aliases):
+                self.by_alias.setdefault(_fold(alias), product)
+        self.labels: dict[str, str] = {}
+        for spec in slots.values():
+            for label in spec.labels:
+                self.labels.setdefault(_fold(label), spec.category)
+        self.phrases: dict[str, str] = {}
+        for spec in slots.values():
+            for phrase in spec.phrases:
+                self.phrases.setdefault(_fold(phrase), spec.category)
+        self._longest = max((len(a.split()) for a in self.by_alias), default=1)
+
+    def slot(self, category: str) -> SlotSpec:
+        return self.slots.get(category) or self.slots["tool"]
+
+    def category_of_label(self, label: str) -> str | None:
+        return self.labels.get(_fold(label))
+
+    def category_of_phrase(self, verb: str, preposition: str) -> str | None:
+        return self.phrases.get(f"{verb.lower()} {preposition.lower()}")
+
+    def find(self, text: str) -> list[Found]:
+        """Products named in ``text`` by plain word n-grams (longest first); cheap, for the hot path."""
+        words = re.findall(r"[\w.+#/-]+", text.lower())
+        found: list[Found] = []
+        i = 0
+        while i < len(words):
+            for size in range(min(self._longest, len(words) - i), 0, -1):
+                said = " ".join(words[i : i + size]).strip(".")
+                product = self.by_alias.get(said)
+                if product is not None:
+                    found.append(Found(product.name, product.category, said))
+                    i += size
+                    break
+            else:
+                i += 1
+        return found
+
+
+def slots_in(vocabulary: Vocabulary, text: str) -> list[tuple[str, str]]:
+    """(slot key, value as said) for each product ``text`` names: "forget that we use yarn"."""
+    slots = []
+    for found in vocabulary.find(text):
+        spec = vocabulary.slot(found.category)
+        key = spec.key if spec.single else f"{spec.key}:{re.sub(r'[^a-z0-9]+', '_', found.name.lower()).strip('_')}"
+        slots.append((key, found.said))
+    return slots
+
+
+def _fold(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def load_vocabulary(vocabulary: Path | None = None, slots: Path | None = None) -> Vocabulary:
+    specs: dict[str, SlotSpec] = {}
+    for where, spec in load("slots.jsonl", SlotSpec, slots):
+        if spec.scope not in ("project", "user"):
+            raise ConfigError(f"{where}: scope must be project or user")
+        if spec.category in specs:
+            raise ConfigError(f"{where}: category {spec.category!r} given twice")
+        if "{subject}" not in spec.template() or "{value}" not in spec.template():
+            raise ConfigError(f"{where}: text must name {{subject}} and {{value}}")
+        specs[spec.category] = spec
+    if "tool" not in specs:
+        raise ConfigError("slots: the catch-all category 'tool' is missing")
+    products: list[Product] = []
+    aliases: dict[str, str] = {}
+    for where, product in load("vocabulary.jsonl", Product, vocabulary):
+        if product.category not in specs:
+            raise ConfigError(f"{where}: unknown category {product.category!r}")
+        for alias in (product.name, *product.aliases):
+            folded = _fold(alias)
+            if not folded:
+                raise ConfigError(f"{where}: empty alias")
+            if aliases.get(folded, product.name) != product.name:
+                raise ConfigError(f"{where}: alias {alias!r} is already {aliases[folded]!r}")
+            aliases[folded] = product.name
+        products.append(product)
+    return Vocabulary(products, specs)
+
+
+# -- the spaCy component ---------------------------------------------------------------------------
+
+
+class TechMarker:
+    """Marks products in a parsed doc. Runs after the parser: ambiguity is decided on tags."""
+
+    def __init__(self, nlp: Any, vocabulary: Vocabulary) -> None:
+        from spacy.matcher import PhraseMatcher
+        from spacy.tokens import Span, Token
+
+        if not Token.has_extension("tech"):
+            Token.set_extension("tech", default=None)
+        if not Span.has_extension("version"):
+            Span.set_extension("version", default=None)
+        self.vocabulary = vocabulary
+        self.matcher = PhraseMatcher(nlp.vocab, attr="LOWER")
+        self._ambiguous: dict[str, bool] = {}
+        for product in vocabulary.products:
+            patterns = [nlp.make_doc(alias) for alias in {product.name, *product.aliases}]
+            self.matcher.add(product.name, patterns)
+            self._ambiguous[product.name] = product.ambiguous
+        self._category = {p.name: p.category for p in vocabulary.products}
+
+    def __call__(self, doc: Any) -> Any:
+        from spacy.tokens import Span
+        from spacy.util import filter_spans
+
+        found = []
+        for match_id, start, end in self.matcher(doc):
+            name = doc.vocab.strings[match_id]
+            found.append(Span(doc, start, end, label=self._category[name], kb_id=name))
+        # sentences that name a product unambiguously lend the ambiguous names in them some trust
+        anchored = {span.sent.start for span in found if not self._ambiguous[span.kb_id_]}
+        spans = [s for s in found if not self._ambiguous[s.kb_id_] or self._plausible(s, anchored)]
+        kept = filter_spans(spans)
+        for span in kept:
+            after = doc[span.end] if span.end < len(doc) else None
+            if after is not None and VERSION.match(after.text):
+                span._.version = after.text
+            for token in span:
+                token._.tech = span.label_
+        doc.spans["tech"] = kept
+        return doc
+
+    def _plausible(self, span: Any, anchored: set[int]) -> bool:
+        """An ordinary word that is also a product name ("go", "rails") is taken as the product when
+        something around it says so."""
+        root = span.root
+        doc = span.doc
+        if any(c.dep_ in ("det", "nummod", "predet") and c.lower_ not in ("the",) for c in root.children):
+            return False  # "one stack per env", "a bit of C#": a common noun, counted
+        if span.sent.start in anchored and (
+            root.pos_ in ("NOUN", "PROPN", "X", "ADJ")
+            or (root.pos_ == "VERB" and root.dep_ in ("xcomp", "pobj", "dobj", "conj", "appos", "npadvmod"))
+        ):
+            return True  # "switched from pnpm to yarn": misparsed as a verb, but among products
+        if root.pos_ in ("VERB", "AUX", "ADP", "DET", "PRON", "CCONJ", "SCONJ", "PART", "ADV"):
+            return False
+        first = span[0]
+        if any(c.isupper() for c in first.text) and not first.is_sent_start:
+            return True
+        after = doc[span.end] if span.end < len(doc) else None
+        if after is not None and VERSION.match(after.text):
+            return True
+        if span.sent.start in anchored:
+            return True
+        head = root
+        while head.head.i != head.i and head.dep_ in ("prep", "conj", "pobj", "dobj", "appos", "compound", "attr"):
+            head = head.head
+            if head.lemma_ in _TECH_VERBS:
+                return True
+        return head.lemma_ in _TECH_VERBS
