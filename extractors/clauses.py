@@ -385,12 +385,15 @@ class ClauseReader:
         if "according" in (t.lower_ for t in clause.head.sent):
             return True
         says = self.lex["speech_verb"] | self.lex["cognition_verb"]
-        for verb in clause.head.ancestors:
-            if verb.pos_ not in ("VERB", "AUX") or verb.lemma_.lower() not in says:
-                continue
-            speaker = _subject_of(verb)
-            if speaker is None or speaker.lower_ not in ("i", "we"):
-                return True  # "my brother keeps saying we should ...", "Tom said they use yarn"
+        token = clause.head
+        # up the complement chain only: "X said (that) we ...", "keeps saying we should ..."
+        while token.dep_ in ("ccomp", "xcomp", "conj") and token.head.i != token.i:
+            verb = token.head
+            if verb.pos_ in ("VERB", "AUX") and verb.lemma_.lower() in says and token.dep_ != "conj":
+                speaker = _subject_of(verb)
+                if speaker is None or speaker.lower_ not in ("i", "we"):
+                    return True  # "my brother keeps saying we should ...", "Tom said they use yarn"
+            token = verb
         return False
 
     def _transient(self, clause: Clause) -> bool:

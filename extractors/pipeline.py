@@ -28,7 +28,7 @@ from extractors.readers import Fact, Readers
 from extractors.render import SUBJECT_MARK, keeps_first_person
 from extractors.shell import Command, load_shell
 from extractors.text import learnable_lines
-from extractors.vocabulary import TechMarker, load_vocabulary
+from extractors.vocabulary import VERSION, TechMarker, load_vocabulary
 
 NAME = "mnemo.clauses.v1"
 _WHEN = re.compile(
@@ -164,6 +164,8 @@ class ClauseExtractor:
                 facts += self.readers.fragment_rules(sent, asked)
             if turn.role == "user" and not any(f.key == "timezone" for f in facts):
                 facts += self.readers.timezone(sent)
+            if turn.role == "user" and not any(f.key == "diet" for f in facts):
+                facts += self.readers.diet(sent, clauses)
             facts = _unique_slots(facts)
             reads += [_Read(f, turn, text, correcting) for f in facts]
             if correcting and not any(f.key for f in facts):
@@ -194,8 +196,9 @@ class ClauseExtractor:
         if not any(f.kind == "procedural" for f in facts):
             facts += readers.rules(clause)
         facts += readers.preference(clause)
-        facts += readers.framed(clause, hits, turn.role)
-        if not facts:
+        framed = readers.framed(clause, hits, turn.role)
+        facts += framed
+        if not facts or all(f.key == "employer" for f in facts):
             facts += readers.outcome(clause) or readers.episode(clause, turn.role) or readers.personal(clause)
         elif any(f.fields.get("episode") for f in facts):
             facts += readers.episode(clause, turn.role)
@@ -223,7 +226,8 @@ class ClauseExtractor:
         return found
 
     def _bare_value(self, sent: Any, techs: list[Any], commands: list[tuple[Command, Any]]) -> Fact | None:
-        """What a correction names when it names no slot: "sorry, I meant Utrecht", "typo, `pnpm test`"."""
+        """What a correction names when it names no slot: "sorry, I meant Utrecht", "typo, `pnpm test`",
+        "it's sesame she's allergic to, not peanuts", "scratch that, ops bumped it to 3.12"."""
         marker = _CORRECTION.match(sent.text)
         rest_start = sent.start_char + (marker.end() if marker else 0)
         meant = _MEANT.match(sent.doc.text[rest_start : sent.end_char])
@@ -235,14 +239,30 @@ class ClauseExtractor:
         for span in techs:
             if span.start_char >= rest_start and sent.start <= span.start < sent.end:
                 value = span.text + (f" {span._.version}" if span._.version else "")
-                return Fact("semantic", "project", None, value, "", sent.text, "correction", 0.8, span.start, category=span.label_)
+                fact = Fact("semantic", "project", None, value, "", sent.text, "correction", 0.8, span.start)
+                fact.category = span.label_
+                return fact
         rest = [t for t in sent if t.idx >= rest_start and not t.is_punct]
-        names = [t for t in rest if t.pos_ in ("PROPN", "NOUN", "NUM", "ADJ")]
-        if not names or len(rest) > 8:
+        versions = [t for t in rest if VERSION.match(t.text) and any(ch.isdigit() for ch in t.text)]
+        if versions:
+            return Fact("semantic", "project", None, versions[0].text, "", sent.text, "correction", 0.75, versions[0].i)
+        phrase: list[Any] = []
+        for token in rest:
+            if token.pos_ in ("PROPN", "NOUN", "ADJ", "NUM") or (phrase and token.pos_ == "X"):
+                phrase.append(token)
+            elif phrase:
+                break
+            elif token.pos_ in ("VERB", "AUX", "PRON") and token.lower_ not in ("it", "'s", "is"):
+                return None  # a sentence of its own, not a bare value
+        if not phrase or len(phrase) > 4:
             return None
-        cut = next((i for i, t in enumerate(rest) if t.lower_ in ("not", "instead", "rather", "but", "and")), len(rest))
-        value = " ".join(t.text for t in rest[:cut]).strip(" ,.")
-        return Fact("semantic", "user", None, value, "", sent.text, "correction", 0.75, names[0].i) if value else None
+        not_after = [t for t in rest if t.i > phrase[-1].i]
+        other = None
+        if len(not_after) >= 2 and not_after[0].lower_ in ("not", "instead"):
+            other = next((t.text for t in not_after[1:] if t.pos_ in ("PROPN", "NOUN", "ADJ", "NUM")), None)
+        value = " ".join(t.text for t in phrase)
+        fact = Fact("semantic", "user", None, value, "", sent.text, "correction", 0.75, phrase[0].i, other=other)
+        return fact
 
     def _resolve_corrections(self, reads: list[_Read], turns: list[Turn]) -> list[_Read]:
         """A correction takes the slot of the fact it corrects, said earlier in the same message or
@@ -335,6 +355,14 @@ def _corrected(read: _Read, before: list[Fact]) -> Fact | None:
     fact = read.fact
     if fact.key:
         return next((b for b in reversed(before) if b.key == fact.key), None)
+    if fact.other:
+        named = [b for b in before if fact.other.lower() in f"{b.value} {b.text}".lower()]
+        if named:
+            return named[-1]  # "it's sesame, not peanuts": the fact that said peanuts
+    if VERSION.match(fact.value) and any(ch.isdigit() for ch in fact.value):
+        versions = [b for b in before if b.key and b.key.endswith("_version")]
+        if versions:
+            return versions[-1]
     if fact.category:
         same = [b for b in before if b.category == fact.category]
         if same:
@@ -347,9 +375,14 @@ def _corrected(read: _Read, before: list[Fact]) -> Fact | None:
 
 
 def _with_value(target: Fact, value: str) -> Fact:
+    """The corrected fact: the earlier one's slot and wording, with the value the user meant."""
+    if target.key and target.key.endswith("_version"):
+        version = next((w for w in value.split() if VERSION.match(w) and any(c.isdigit() for c in w)), None)
+        value = version or value
     old = target.value
     text = target.text.replace(old, value) if old and old in target.text else target.text
-    return replace(target, value=value, text=text, reader=f"{target.reader}.corrected", previous=None, previous_text=None)
+    reader = re.sub(r"\.v\d+$", "", target.reader)
+    return replace(target, value=value, text=text, reader=f"{reader}.corrected", previous=None, previous_text=None)
 
 
 def _dedupe(candidates: list[Candidate]) -> list[Candidate]:

@@ -147,7 +147,11 @@ _AGO = re.compile(
     re.I,
 )
 _TZ = re.compile(
-    r"\b(?:(?:UTC|GMT)\s?[+\-−]\s?\d{1,2}(?::?\d\d)?|[A-Z][a-z]+/[A-Z][A-Za-z_]+(?:/[A-Z][A-Za-z_]+)?)(?![\w/])"
+    r"\b(?:(?:UTC|GMT)\s?[+\-−]\s?\d{1,2}(?::?\d\d)?|[A-Z][a-z]+/[A-Z][A-Za-z_]+(?:/[A-Z][A-Za-z_]+)?|"
+    r"(?:Pacific|Eastern|Central|Mountain|Atlantic|Alaska|Hawaii|India|Indian|Japan|China|Korea|Singapore|Moscow|"
+    r"Greenwich|Central\s+European|Eastern\s+European|Western\s+European|British|Australian\s+Eastern)\s+"
+    r"(?:Standard\s+|Daylight\s+|Summer\s+)?[Tt]ime)(?![\w/])",
+    re.I,
 )
 _TOOL_VERBS = frozenset(
     "use run deploy build write code develop host switch migrate move manage test lint ship prefer stick "
@@ -191,8 +195,11 @@ class Readers:
         if clause.about in ("speaker", "implied"):
             if head.lemma_.lower() not in _TOOL_VERBS:
                 return False  # "I work at Razorpay", "I'm teaching myself Python": not the stack
-            if head.lemma_ == "work" and not any(c.dep_ == "prep" and c.lower_ in ("with", "in", "on") for c in head.children):
+            preps = {c.lower_ for c in head.children if c.dep_ == "prep"}
+            if head.lemma_ == "work" and not preps & {"with", "in", "on"}:
                 return False
+            if head.lemma_ == "be" and not preps & {"on", "using"}:
+                return False  # "I'm at Klarna now": where they work, not what they use
         if clause.mood == "imperative":
             return head.lemma_ in ("use", "stick", "prefer")
         return clause.mood in ("statement", "fragment")
@@ -203,9 +210,12 @@ class Readers:
         mine = [s for s in techs if (clause.has(s.root) or clause.has(s[0])) and not self._modifier(s)]
         if not mine:
             return facts
-        previous = [s for s in mine if self._is_previous(s, clause)]
+        sentence_techs = [s for s in techs if s.sent.start == clause.head.sent.start]
+        gone = [s for s in sentence_techs if self._gone(s)]
+        previous = [s for s in mine if self._is_previous(s, clause)] + [s for s in gone if s not in mine]
         others = [s for s in mine if s not in previous and self._is_other(s)]
-        current = [s for s in mine if s not in previous and s not in others and not clause.negated]
+        current = [s for s in mine if s not in previous and s not in gone and s not in others and not clause.negated]
+        previous += [s for s in gone if s in mine and s not in previous]
         by_category: dict[str, list[Span]] = {}
         for span in current:
             if self.vocab.slot(span.label_).scope == "user" and clause.about not in ("speaker", "implied"):
@@ -304,6 +314,33 @@ class Readers:
         if root.dep_ == "dobj" and head.lemma_.lower() in self.lex["replace_verb"] | self.lex["drop_verb"]:
             return any(t.lower_ in ("with", "for", "by") for t in head.children) or head.lemma_ in ("drop", "ditch")
         return bool(root.dep_ == "nsubj" and any(t.lower_ in ("out", "gone", "dead") for t in head.children))
+
+    def _gone(self, span: Span) -> bool:
+        """A product the sentence says is no longer used: "MySQL's gone for good", "jest was too slow",
+        "we left heroku in jan", "ripped out typeorm", "celery ... replaced by arq", "the old CI"."""
+        root = span.root
+        head = root.head
+        lex = self.lex
+        leave = lex["drop_verb"] | {"leave", "rip", "quit", "abandon", "replace", "remove", "retire", "sunset"}
+        if any(c.lower_ in ("old", "legacy", "former", "previous", "ex") for c in root.children):
+            return True
+        if root.dep_ in ("nsubj", "nsubjpass"):
+            if head.lemma_.lower() in leave and root.dep_ == "nsubjpass":
+                return True  # "celery was replaced by arq"
+            past = head.tag_ == "VBD" or any(a.tag_ == "VBD" for a in head.children if a.dep_ in ("aux", "auxpass"))
+            gone_words = {"gone", "out", "dead", "deprecated", "history", "retired", "removed", "dropped"}
+            if any(c.lower_ in gone_words for c in head.children) or head.lower_ in gone_words:
+                return True
+            return past and head.lemma_ == "be" and not any(c.dep_ == "advmod" and c.lower_ == "now" for c in head.children)
+        if root.dep_ == "dobj" and head.lemma_.lower() in leave:
+            return not any(c.lower_ in ("with", "by") for c in head.children) or head.lemma_.lower() == "replace"
+        if root.dep_ == "dobj" and any(c.dep_ == "prt" and c.lower_ in ("off", "out", "away") for c in head.children):
+            return True  # "moved off Heroku", "ripped out Mocha"
+        if root.dep_ == "pobj" and head.lower_ in ("off", "from", "out") and head.head.lemma_.lower() in (
+            leave | lex["switch_verb"] | {"move", "go", "get"}
+        ):
+            return True
+        return False
 
     @staticmethod
     def _is_other(span: Span) -> bool:
@@ -733,13 +770,21 @@ class Readers:
                 "biggie",
             ):
                 continue
+            text = " ".join(words)
+            over = "over" in words and 0 < words.index("over") < len(words) - 1
+            over = over and tokens[words.index("over") - 1].pos_ in ("NOUN", "PROPN", "ADJ")
+            if any(t.tag_ in ("VBN", "VBG") for t in tokens) and not any(
+                p in text for p in ("from now on", "going forward")
+            ):
+                over = False
             marked = (
                 words[0] in ("no", "never", "always", "only")
                 or words[-1] in ("only", "always", "never")
                 or "only" in words[1:3]
                 or ">" in words
-                or "over" in words
+                or over
                 or (len(words) > 2 and words[1] in (":", "="))
+                or any(p in text for p in ("from now on", "going forward", "every time", "by default"))
             )
             if not marked:
                 continue
@@ -935,6 +980,31 @@ class Readers:
                 anchor=sent.start,
             )
         ]
+
+    def diet(self, sent: Span, clauses: list[Clause]) -> list[Fact]:
+        """ "pescatarian now", "vegetarian since 2019", "not vegan anymore, pescatarian now": a diet
+        named anywhere the speaker says it of themselves."""
+        facts = []
+        for token in sent:
+            if token.lower_ not in self.lex["diet_word"]:
+                continue
+            clause = next((c for c in clauses if c.has(token)), None)
+            if clause is not None and (
+                clause.about in ("third", "family", "pet", "you", "project")
+                or clause.mood == "question"
+                or not clause.asserted
+            ):
+                continue
+            window = [t.lower_ for t in sent.doc[max(sent.start, token.i - 3) : token.i]]
+            after = [t.lower_ for t in sent.doc[token.i + 1 : min(sent.end, token.i + 3)]]
+            if {"not", "n't", "no", "never", "longer"} & set(window) or "anymore" in after:
+                continue
+            if token.head.lemma_.lower() in ("diet", "option", "options", "recipe", "recipes", "meal", "meals", "dish"):
+                continue  # "a vegan recipe": about food, not the person
+            facts.append(
+                Fact("semantic", "user", "diet", token.text, f"{SUBJECT_MARK} is {token.text}.", plain(list(sent)), "personal.diet", 0.8, token.i)
+            )
+        return facts[:1]
 
     def personal(self, clause: Clause) -> list[Fact]:
         """A durable first-person statement no frame names: "i play the violin", "my mom is a teacher"."""

@@ -181,6 +181,8 @@ class TechMarker:
         # sentences that name a product unambiguously lend the ambiguous names in them some trust
         anchored = {span.sent.start for span in found if not self._ambiguous[span.kb_id_]}
         spans = [s for s in found if not self._ambiguous[s.kb_id_] or self._plausible(s, anchored)]
+        # "node:test", "react/jsx-runtime": a module of the product, named as a path, not the product
+        spans = [s for s in spans if not (s.end < len(doc) and not doc[s.end - 1].whitespace_ and doc[s.end].text in (":", "/"))]
         kept = filter_spans(spans)
         for span in kept:
             after = doc[span.end] if span.end < len(doc) else None
@@ -196,7 +198,9 @@ class TechMarker:
         something around it says so."""
         root = span.root
         doc = span.doc
-        if any(c.dep_ in ("det", "nummod", "predet") and c.lower_ not in ("the",) for c in root.children):
+        if any(
+            c.dep_ in ("det", "nummod", "predet") and c.lower_ not in ("the",) and c.i < span.start for c in root.children
+        ):
             return False  # "one stack per env", "a bit of C#": a common noun, counted
         if span.sent.start in anchored and (
             root.pos_ in ("NOUN", "PROPN", "X", "ADJ")

@@ -173,6 +173,8 @@ def learning_turns(
     if answered is not None:
         # Read only to recognise a correction of it ("No, use yarn"); never learned from again.
         turns = [answered, *turns]
+    # Read only to know what a correction corrects ("sorry, I meant Utrecht"); learned when new.
+    turns = [*api.earlier_user_turns(body, turns[0].index), *turns]
     if reply:
         # The reply is learned from too, as inferred; it sits right after the request's messages.
         reply_turn = Turn(role="assistant", text=reply, index=api.message_count(body))

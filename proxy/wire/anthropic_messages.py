@@ -12,6 +12,7 @@ from extractors import Turn, clean_text
 from proxy.errors import BadRequest
 from proxy.settings import Settings
 from proxy.wire.common import item_hashes, json_object
+from proxy.wire.api import earlier_user_turns
 from proxy.wire.errors import ApiShape
 from proxy.wire.sse import SSEParser
 
@@ -64,6 +65,11 @@ def previous_reply(body: dict[str, Any], first_new_index: int) -> Turn | None:
         if message.get("role") == "assistant":
             return Turn(role="context", text=_text_of(message.get("content")), index=first_new_index - 1)
     return None
+
+
+def earlier_turns(body: dict[str, Any], before: int) -> list[Turn]:
+    messages = [(str(m.get("role")), _text_of(m.get("content"))) for m in body["messages"]]
+    return earlier_user_turns(messages, before)
 
 
 def recall_text(body: dict[str, Any], max_chars: int = 1000) -> str:
@@ -210,6 +216,7 @@ class AnthropicMessages:
     parse = staticmethod(parse_request)
     latest_user_turns = staticmethod(latest_user_turns)
     previous_reply = staticmethod(previous_reply)
+    earlier_user_turns = staticmethod(earlier_turns)
     recall_text = staticmethod(recall_text)
     agent_prompt = staticmethod(system_text)
     conversation_opening = staticmethod(conversation_opening)

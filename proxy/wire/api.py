@@ -36,6 +36,11 @@ class WireApi(Protocol):
 
     def previous_reply(self, body: dict[str, Any], first_new_index: int) -> Turn | None: ...
 
+    def earlier_user_turns(self, body: dict[str, Any], before: int) -> list[Turn]:
+        """The user's own messages earlier in the conversation (role ``earlier``): read only to know
+        what a correction ("sorry, I meant Utrecht") corrects."""
+        ...
+
     def recall_text(self, body: dict[str, Any]) -> str: ...
 
     def agent_prompt(self, body: dict[str, Any]) -> str: ...
@@ -61,3 +66,16 @@ class WireApi(Protocol):
     def message_count(self, body: dict[str, Any]) -> int: ...
 
     def message_hashes(self, body: dict[str, Any], indexes: list[int]) -> dict[int, str]: ...
+
+
+EARLIER_TURNS = 3
+
+
+def earlier_user_turns(messages: list[tuple[str, str]], before: int) -> list[Turn]:
+    """The last few user messages before index ``before``, from (role, text) pairs in order."""
+    found = [
+        Turn(role="earlier", text=text, index=index)
+        for index, (role, text) in enumerate(messages[:before])
+        if role == "user" and text.strip()
+    ]
+    return found[-EARLIER_TURNS:]

@@ -12,6 +12,7 @@ from extractors import Turn, clean_text
 from proxy.errors import BadRequest
 from proxy.settings import Settings
 from proxy.wire.common import item_hashes, json_object
+from proxy.wire.api import earlier_user_turns
 from proxy.wire.errors import ApiShape
 from proxy.wire.sse import SSEParser
 
@@ -79,6 +80,14 @@ def previous_reply(body: dict[str, Any], first_new_index: int) -> Turn | None:
     if first_new_index > 0 and _is_message(listed[first_new_index - 1], "assistant"):
         return Turn(role="context", text=_text_of(listed[first_new_index - 1]), index=first_new_index - 1)
     return None
+
+
+def earlier_turns(body: dict[str, Any], before: int) -> list[Turn]:
+    messages = [
+        ("user" if _is_message(i, "user") and not _is_agent_context(_text_of(i)) else "other", _text_of(i))
+        for i in items(body)
+    ]
+    return earlier_user_turns(messages, before)
 
 
 def recall_text(body: dict[str, Any], max_chars: int = 1000) -> str:
@@ -200,6 +209,7 @@ class OpenAIResponses:
     parse = staticmethod(parse_request)
     latest_user_turns = staticmethod(latest_user_turns)
     previous_reply = staticmethod(previous_reply)
+    earlier_user_turns = staticmethod(earlier_turns)
     recall_text = staticmethod(recall_text)
     agent_prompt = staticmethod(agent_prompt)
     conversation_opening = staticmethod(conversation_opening)
