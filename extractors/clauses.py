@@ -101,8 +101,9 @@ def _subject_of(verb: Token) -> Token | None:
 
 
 class ClauseReader:
-    def __init__(self, lexicon: Lexicon) -> None:
+    def __init__(self, lexicon: Lexicon, labels: frozenset[str] = frozenset()) -> None:
         self.lex = lexicon
+        self.labels = labels  # words that name a part of the stack ("ci", "db", "background jobs")
 
     def clauses(self, sentence: Span) -> list[Clause]:
         heads = [t for t in sentence if self._heads_clause(t)]
@@ -268,8 +269,11 @@ class ClauseReader:
             return "project"
         if noun in lex["person_noun"]:
             return "third"
-        if noun in lex["project_noun"] or subject.lower_ in lex["project_noun"]:
+        if noun in lex["project_noun"] or subject.lower_ in lex["project_noun"] or noun in self.labels:
             return "project"
+        compound = " ".join([*(c.lower_ for c in subject.children if c.dep_ in ("compound", "amod")), subject.lower_])
+        if compound in self.labels:
+            return "project"  # "background jobs moved to GoodJob"
         if subject.pos_ == "PROPN" and subject.ent_type_ in ("", "PERSON"):
             return "third"
         return "thing"

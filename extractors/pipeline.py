@@ -49,6 +49,8 @@ _SPECIAL_CASES = {
     "Im": [{"ORTH": "I", "NORM": "i"}, {"ORTH": "m", "NORM": "am"}],
     "IM": [{"ORTH": "I", "NORM": "i"}, {"ORTH": "M", "NORM": "am"}],
 }
+# An agent's asides ("(exponential backoff, max 5 attempts)") are detail, and they break the parse.
+_PARENTHESES = re.compile(r"\s*\([^()]{0,200}\)")
 _BE_NORMS = frozenset({"am", "is", "are", "'m", "'re", "'s"})
 
 
@@ -108,7 +110,7 @@ class ClauseExtractor:
         nlp.add_pipe("mnemo_tech_v1")
         self.nlp = nlp
         self.frames = Frames(nlp, self.lexicon)
-        self.clause_reader = ClauseReader(self.lexicon)
+        self.clause_reader = ClauseReader(self.lexicon, frozenset(self.vocabulary.labels))
         self.readers = Readers(self.lexicon, self.vocabulary)
         self._labels = frozenset(self.vocabulary.labels) | frozenset(
             "test tests lint build deploy format typecheck dev start run note notes todo fyi ps".split()
@@ -126,7 +128,7 @@ class ClauseExtractor:
 
     def _extract_many(self, batches: list[list[Turn]]) -> list[list[Candidate]]:
         units = [
-            _Unit(batch_no, turn, line)
+            _Unit(batch_no, turn, _PARENTHESES.sub("", line) if turn.role == "assistant" else line)
             for batch_no, turns in enumerate(batches)
             for turn in turns
             if turn.role in ("user", "assistant")
@@ -166,6 +168,11 @@ class ClauseExtractor:
                 facts += self.readers.timezone(sent)
             if turn.role == "user" and not any(f.key == "diet" for f in facts):
                 facts += self.readers.diet(sent, clauses)
+            if turn.role == "user" and not any(f.key and self._qualifier(f, text) for f in facts):
+                exceptions = self.readers.exception(sent, clauses, self._qualifier(None, text))
+                if exceptions:
+                    # the exception, as said, stands for the sentence; its unqualified parts are not rules
+                    facts = [f for f in facts if f.kind != "procedural" and f.scope == "project" and f.key] + exceptions
             facts = _unique_slots(facts)
             reads += [_Read(f, turn, text, correcting) for f in facts]
             if correcting and not any(f.key for f in facts):
@@ -294,17 +301,26 @@ class ClauseExtractor:
             del n
         return resolved
 
+    def _qualifier(self, fact: Fact | None, sentence: str) -> str | None:
+        """Where a fact holds, if its own clause narrows it ("in docs/ we use npm")."""
+        if fact is None:
+            return qualifier_in(self.qualifiers, sentence, -1, -1)
+        text = fact.span if fact.span and fact.span in sentence else sentence
+        start = text.lower().find(fact.value.lower())
+        end = start + len(fact.value) if start >= 0 else 0
+        return qualifier_in(self.qualifiers, text, max(start, 0), end)
+
     def _candidate(self, read: _Read) -> Candidate | None:
         fact = read.fact
         if not fact.value.strip() or not fact.text or keeps_first_person(fact.text):
             return None
         qualifier = None
-        if fact.kind in ("semantic", "procedural") and fact.scope == "project":
-            start = read.sentence.lower().find(fact.value.lower())
-            end = start + len(fact.value) if start >= 0 else 0
-            qualifier = qualifier_in(self.qualifiers, read.sentence, max(start, 0), end)
+        if fact.reader == "rules.exception":
+            qualifier = fact.fields.get("exception_for")
+        elif fact.kind in ("semantic", "procedural") and fact.scope == "project":
+            qualifier = self._qualifier(fact, read.sentence)
         text = fact.text
-        if qualifier:
+        if qualifier and fact.reader != "rules.exception":
             text = f"{qualifier[:1].upper()}{qualifier[1:]}: {text}"
         when = fact.when or (m.group(0).lower() if (m := _WHEN.search(read.sentence)) else None)
         fields = dict(fact.fields)

@@ -324,6 +324,12 @@ class Readers:
         leave = lex["drop_verb"] | {"leave", "rip", "quit", "abandon", "replace", "remove", "retire", "sunset"}
         if any(c.lower_ in ("old", "legacy", "former", "previous", "ex") for c in root.children):
             return True
+        if root.dep_ in ("compound", "conj", "amod") and root.head.pos_ == "NOUN":
+            noun = root.head if root.dep_ != "conj" else root.head.head
+            if any(c.lower_ in ("old", "legacy", "former", "previous") for c in noun.children):
+                return True  # "the old ESLint + Prettier setup"
+            if noun.dep_ == "dobj" and noun.head.lemma_.lower() in leave:
+                return True
         if root.dep_ in ("nsubj", "nsubjpass"):
             if head.lemma_.lower() in leave and root.dep_ == "nsubjpass":
                 return True  # "celery was replaced by arq"
@@ -383,6 +389,9 @@ class Readers:
                 value = child
         if category is None or value is None or value.i in taken or value._.tech is not None:
             return []
+        after = value.doc[value.i + 1] if value.i + 1 < len(value.doc) else None
+        if after is not None and not value.whitespace_ and after.text in ("/", ":", "."):
+            return []  # "app/models/": a path, not a name
         if not _name_like(value):
             return []
         spec = self.vocab.slot(category)
@@ -981,6 +990,39 @@ class Readers:
             )
         ]
 
+    def exception(self, sent: Span, clauses: list[Clause], qualifier: str | None) -> list[Fact]:
+        """An exception to a rule said before: "except release/* branches — those get a merge commit",
+        "the CLI tool is the odd one out, it logs plain text", "for tax stuff, though, give me the
+        full detail". Kept as said, with what it is limited to, beside the general rule."""
+        text = sent.text.strip()
+        lowered = text.lower()
+        if text.endswith("?") or not _EXCEPTION.search(lowered):
+            return []
+        if any(c.reported or c.hedged for c in clauses if c.parent is None):
+            return []
+        tokens = trim([t for t in sent if not t.is_space])
+        if len(tokens) < 3:
+            return []
+        where = qualifier or _exception_scope(sent)
+        body = _EXCEPTION_LEAD.sub("", joined(tokens)).strip(" ,:;—–-")
+        if not body:
+            return []
+        scope = self.rule_scope(tokens)
+        return [
+            Fact(
+                kind="procedural" if scope == "project" else "semantic",
+                scope=scope,
+                key=None,
+                value=body,
+                text=f"{SUBJECT_MARK} exception{f' ({where})' if where else ''}: {sentence(body)}",
+                span=text,
+                reader="rules.exception",
+                confidence=0.75,
+                anchor=sent.start,
+                fields={"exception_for": where} if where else {},
+            )
+        ]
+
     def diet(self, sent: Span, clauses: list[Clause]) -> list[Fact]:
         """ "pescatarian now", "vegetarian since 2019", "not vegan anymore, pescatarian now": a diet
         named anywhere the speaker says it of themselves."""
@@ -1224,56 +1266,134 @@ class Readers:
     # -- the agent's own reports --------------------------------------------------------------------
 
     def report(self, clause: Clause, techs: list[Span], commands: list[tuple[Command, Span]]) -> list[Fact]:
-        """What a coding agent says it did or verified: "I've swapped the ORM to Drizzle", "the service
-        now reads its config from environment variables". Advice, plans and questions give nothing."""
-        if clause.mood in ("question", "imperative") or not clause.asserted or clause.negated:
+        """What a coding agent says it changed or verified: "I've swapped the ORM to Drizzle", "the service
+        now reads its config from environment variables". Advice, options, plans, questions and general
+        explanations give nothing."""
+        if clause.mood in ("question", "imperative") or clause.negated or clause.hedged or clause.planned:
             return []
-        words = {t.lower_ for t in clause.head.sent}
-        if words & (self.lex["advice_word"] | {"if", "option", "recommend", "suggest", "consider"}):
+        if clause.conditional or clause.tense == "future" or clause.modal is not None:
+            return []
+        if any(t.lower_ in ("'ll", "will", "gonna", "next", "shall") for t in clause.head.sent):
+            return []  # "I'll migrate the rest to vitest next": a plan
+        named = clause.subject is not None and clause.subject.pos_ == "PROPN"
+        if clause.reported and not (clause.about == "third" and named):
+            return []  # an agent's "Procfile", "CI" subjects are things of the project, not people
+        sent_lemmas = {t.lemma_.lower() for t in clause.head.sent} | {t.lower_ for t in clause.head.sent}
+        if sent_lemmas & (self.lex["advice_word"] | {"if", "option", "recommend", "suggest", "consider", "alternative"}):
             return []
         head = clause.head
-        did = clause.about in ("speaker", "group") and clause.tense in ("past", "perfect")
-        state = clause.about in ("project", "thing", "pointing") and clause.tense in ("present", "perfect") and (
-            any(t.lower_ in ("now", "currently", "already") for t in clause.tokens)
-            or head.lemma_.lower() in ("use", "run", "target", "require", "read", "store", "deploy", "depend", "pin")
-            or any(t._.tech for t in clause.tokens)
-        )
-        passive = clause.about in ("project", "thing") and clause.tense == "past" and any(
-            c.dep_ == "auxpass" for c in head.children
-        )
-        fragment = clause.mood == "fragment" or (clause.subject is None and head.tag_ in ("VBN", "VBD"))
-        if not (did or state or passive or fragment):
+        lemma = head.lemma_.lower()
+        subject = clause.subject
+        yours = subject is not None and any(c.lower_ in ("your", "our") for c in subject.children)
+        about = "project" if yours or (clause.about == "third" and named) else clause.about
+        if about in ("none", "thing") and clause.mood in ("statement", "fragment") and any(t._.tech for t in clause.tokens):
+            about = "project"  # "Confirmed: CI runs on Node 20" (parsed without its subject)
+        changed = lemma in self.lex["report_verb"]
+        did = about in ("speaker", "group", "none", "implied") and clause.tense in ("past", "perfect") and changed
+        if about == "implied" and head.tag_ in ("VBD", "VBN") and changed:
+            did = True  # "Upgraded to Next.js 15 and React 19."
+        state = about == "project" and clause.tense in ("present", "perfect", "past")
+        if clause.about == "none" and clause.mood == "fragment":
+            state = False
+        if not (did or state):
             return []
-        facts = self.stack(clause, techs, reader="report.stack")
-        if facts:
-            return facts
+        quoted = {t.i for _, span in commands for t in span}
+        facts = self.stack(_as_project(clause), [s for s in techs if s.start not in quoted], reader="report.stack")
+        facts += self.named_in_slot(_as_project(clause), {f.anchor for f in facts})
+        covered = {f.value.lower() for f in facts}
         for command, tokens in commands:
-            if clause.has(tokens[0]) and command.purpose:
+            if (clause.has(tokens[0]) or clause.has(tokens.root)) and command.purpose and command.text.lower() not in covered:
                 fact = self._command_fact(command.text, command.purpose, clause, plain(clause.tokens), "report.command")
                 fact.kind = "semantic"
                 facts.append(fact)
-        if facts:
-            return facts
-        if did and head.lemma_.lower() not in self.lex["report_verb"]:
-            return []
-        if did:
-            text = f"{SUBJECT_MARK}: the agent {plain(_after_subject(clause))}"
-        else:
-            text = f"{SUBJECT_MARK}: {plain(trim(clause.tokens))}"
-        text = re.sub(r"\b(?:I|I've|I'm)\b", "the agent", text)
-        return [
-            Fact(
-                kind="semantic",
-                scope="project",
-                key=None,
-                value=plain(trim(clause.tokens)),
-                text=sentence(text),
-                span=plain(clause.tokens),
-                reader="report.change",
-                confidence=0.7,
-                anchor=head.i,
-            )
-        ]
+        if self._concrete(clause, facts):
+            body = [t for t in trim(clause.tokens) if t.dep_ not in ("aux",) or t.lemma_ != "have"]
+            if did:
+                after = [t for t in body if subject is None or t.i > subject.i]
+                text = f"{SUBJECT_MARK}: the agent {joined(after)}"
+            else:
+                text = f"{SUBJECT_MARK}: {joined(body)}"
+            text = re.sub(r"\b(?:I|I've|I'm)\b", "the agent", text)
+            text = re.sub(r"\byour\b", "the project's", text)
+            if len(text.split()) <= 40:
+                facts.append(
+                    Fact(
+                        kind="semantic",
+                        scope="project",
+                        key=None,
+                        value=joined(body),
+                        text=sentence(text),
+                        span=plain(clause.tokens),
+                        reader="report.change",
+                        confidence=0.7,
+                        anchor=head.i,
+                    )
+                )
+        return facts
+
+    @staticmethod
+    def _concrete(clause: Clause, facts: list[Fact]) -> bool:
+        """Whether a report names something a later session can use that the slot facts miss: a
+        quoted name, a version, a path, an image or a region ("python:3.12-slim", "europe-west1")."""
+        told = " ".join(f.value.lower() for f in facts)
+        for token in clause.tokens:
+            text = token.text
+            if token.is_punct or text.lower() in told:
+                continue
+            if any(ch.isdigit() for ch in text) and any(ch.isalpha() for ch in text):
+                return True
+            if ("/" in text or ":" in text or "-" in text or "_" in text) and len(text) > 3 and any(ch.isalpha() for ch in text):
+                return True
+            if re.search(r"[A-Za-z]\.[A-Za-z]", text) or (token.text == "-" and not token.whitespace_ and token.i > 0 and not token.doc[token.i - 1].whitespace_):
+                return True  # "config.yaml", "pydantic-settings"
+            if text == "`":
+                return True
+            if token.dep_ == "pobj" and token._.tech is None and token.pos_ == "PROPN" and not facts:
+                return True
+        return False
+
+
+def _as_project(clause: Clause) -> Clause:
+    """The clause read as being about the project (an agent's "I switched X" tells of the project)."""
+    from dataclasses import replace as _replace
+
+    return _replace(clause, about="project", mood="statement" if clause.mood == "fragment" else clause.mood)
+
+
+_EXCEPTION = re.compile(
+    r"\b(?:except|exception|excepting|apart\s+from|other\s+than|odd\s+one\s+out|the\s+one\s+place|"
+    r"caveat|the\s+only\s+place|only\s+(?:the|in|for)\b|(?:tho|though|although|however)\b|still\b|"
+    r"is\s+different|are\s+different|'s\s+different|differs)"
+)
+_EXCEPTION_LEAD = re.compile(
+    r"^(?:(?:one|small|only|the\s+only|big)\s+)?(?:exception|caveat)s?\s*(?:to\s+that|is)?\s*[:,—–-]?\s*|"
+    r"^(?:but|although|though|however|heads\s+up)\s*[:,—–-]?\s*",
+    re.I,
+)
+
+
+def _exception_scope(sent: Span) -> str | None:
+    """What an exception is limited to: the words after "except (for|in)", or the subject of "is the
+    odd one out" / "is different"."""
+    tokens = list(sent)
+    for n, token in enumerate(tokens):
+        if token.lower_ in ("except", "excepting") or (token.lower_ == "apart" and n + 1 < len(tokens)):
+            words = []
+            for t in tokens[n + 1 :]:
+                if t.is_punct or t.lower_ in ("which", "where", "those", "that", "there", "because", "since"):
+                    break
+                if t.lower_ in ("for", "in", "from", "the", "of") and not words:
+                    continue
+                words.append(t)
+                if len(words) >= 5:
+                    break
+            if words:
+                return joined(words)
+    root = sent.root
+    subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    if subject is not None and subject.lower_ not in _DEICTIC and subject.pos_ != "PRON":
+        return joined([t for t in subject.subtree if t.dep_ != "det"])
+    return None
 
 
 def _fill(template: str, value: str) -> str:
