@@ -196,7 +196,8 @@ class ClauseExtractor:
             return []
         facts = readers.commands(clause, commands) if clause.asserted or clause.mood == "imperative" else []
         used = {f.value for f in facts}
-        in_commands = {t.i for command, span in commands if command.text in used for t in span}
+        # products inside a command ("`npm run codegen`") are its words, not a statement of the stack
+        in_commands = {t.i for command, span in commands if command.text in used or command.quoted for t in span}
         if readers.states_stack(clause):
             facts += readers.stack(clause, [s for s in techs if s.start not in in_commands])
             facts += readers.named_in_slot(clause, in_commands | {f.anchor for f in facts})

@@ -63,7 +63,7 @@ _LENGTHS = frozenset(
     "short shorter brief concise terse succinct detailed long longer thorough verbose in-depth comprehensive "
     "minimal compact".split()
 )
-_BEFORE = frozenset({"before", "prior", "ahead", "pre"})
+_BEFORE = frozenset({"before", "prior", "ahead", "b4"})
 _CHECKPOINT_KEYS = {
     "pr": "pr",
     "prs": "pr",
@@ -131,6 +131,10 @@ _PURPOSE_WORDS: dict[str, str] = {
     "benchmarks": "bench",
     "check": "check",
     "checks": "check",
+    "codegen": "codegen",
+    "generate": "codegen",
+    "regenerate": "codegen",
+    "migrations": "migrate",
 }
 _TIME = re.compile(
     r"\b(?:yesterday|last\s+(?:week|month|year|summer|winter|spring|autumn|fall|weekend|night|sprint|quarter)|"
@@ -147,11 +151,11 @@ _AGO = re.compile(
     re.I,
 )
 _TZ = re.compile(
-    r"\b(?:(?:UTC|GMT)\s?[+\-−]\s?\d{1,2}(?::?\d\d)?|[A-Z][a-z]+/[A-Z][A-Za-z_]+(?:/[A-Z][A-Za-z_]+)?|"
-    r"(?:Pacific|Eastern|Central|Mountain|Atlantic|Alaska|Hawaii|India|Indian|Japan|China|Korea|Singapore|Moscow|"
-    r"Greenwich|Central\s+European|Eastern\s+European|Western\s+European|British|Australian\s+Eastern)\s+"
-    r"(?:Standard\s+|Daylight\s+|Summer\s+)?[Tt]ime)(?![\w/])",
-    re.I,
+    r"\b(?:(?:UTC|GMT)\s?[+\-−]\s?\d{1,2}(?::?\d\d)?|"
+    r"(?:Africa|America|Antarctica|Asia|Atlantic|Australia|Europe|Indian|Pacific)/[A-Z][A-Za-z_]+(?:/[A-Z][A-Za-z_]+)?|"
+    r"(?i:(?:Pacific|Eastern|Central|Mountain|Atlantic|Alaska|Hawaii|India|Indian|Japan|China|Korea|Singapore|"
+    r"Moscow|Greenwich|Central\s+European|Eastern\s+European|Western\s+European|British|Australian\s+Eastern)\s+"
+    r"(?:Standard\s+|Daylight\s+|Summer\s+)?time))(?![\w/])"
 )
 _TOOL_VERBS = frozenset(
     "use run deploy build write code develop host switch migrate move manage test lint ship prefer stick "
@@ -456,9 +460,7 @@ class Readers:
             if label_category == "language" and any(t.lower_ in self.lex["language_name"] for t in piece):
                 label_category = "spoken_language"
             inside = [s for s in techs if piece[0].i <= s.start <= piece[-1].i and s.start >= label_end]
-            piece_commands = [
-                c for c in commands if piece[0].idx <= c.start + sent.start_char < piece[-1].idx + len(piece[-1])
-            ]
+            piece_commands = [c for c in commands if piece[0].idx <= c.start < piece[-1].idx + len(piece[-1])]
             if purpose and piece_commands:
                 command = piece_commands[0]
                 facts.append(self._command_fact(command.text, purpose, None, plain(list(piece)), "commands.label"))
@@ -548,13 +550,20 @@ class Readers:
             if not command.arguments and not command.quoted and not self._ran(tokens, clause):
                 continue  # "we use pytest" names a product, not a command
             checkpoint = self._checkpoint(clause)
-            purpose = self._purpose(clause, tokens) or command.purpose
+            purpose = self._to_purpose(clause) or command.purpose or self._purpose(clause, tokens)
             if checkpoint:
                 facts.append(self._check_fact(command.text, checkpoint, clause))
             elif purpose:
                 facts.append(
                     self._command_fact(command.text, purpose, clause, plain(clause.tokens), "commands.clause")
                 )
+        if not facts and clause.mood == "imperative" and clause.head.lemma_ in ("use", "run", "execute"):
+            # "`just pre-push` runs everything — use it before every push"
+            checkpoint = self._checkpoint(clause)
+            obj = next((c for c in clause.head.children if c.dep_ == "dobj"), None)
+            sentence_commands = [c for c, span in commands if span.sent.start == clause.head.sent.start]
+            if checkpoint and obj is not None and obj.lower_ in ("it", "that", "this") and len(sentence_commands) == 1:
+                facts.append(self._check_fact(sentence_commands[0].text, checkpoint, clause))
         if not facts and clause.mood == "imperative" and clause.head.lemma_ in ("run", "execute"):
             # "Run the unit tests before committing": a check named in words
             checkpoint = self._checkpoint(clause)
@@ -575,7 +584,7 @@ class Readers:
         for marker in sent:
             if marker.lower_ not in _BEFORE:
                 continue
-            if not (clause.has(marker) or any(a.i == clause.head.i for a in marker.ancestors)):
+            if not clause.has(marker) and _clause_head_of(marker) is not clause.head:
                 continue
             for token in doc[marker.i + 1 : min(sent.end, marker.i + 6)]:
                 lower = token.lower_
@@ -589,20 +598,25 @@ class Readers:
                     return key
         return None
 
-    def _purpose(self, clause: Clause, command: Span) -> str | None:
-        """ "run X to lint", "tests run with X", "the test command is X", "we deploy with X"."""
+    @staticmethod
+    def _to_purpose(clause: Clause) -> str | None:
+        """ "run X to lint": the purpose said with "to"."""
         for token in clause.head.sent:
             if token.dep_ in ("xcomp", "advcl") and any(c.lower_ == "to" for c in token.children):
                 purpose = _PURPOSE_WORDS.get(token.lower_) or _PURPOSE_WORDS.get(token.lemma_.lower())
                 if purpose:
                     return purpose
+        return None
+
+    def _purpose(self, clause: Clause, command: Span) -> str | None:
+        """ "tests run with X", "the test command is X", "we deploy with X", "regenerate with X"."""
         subject = clause.subject
         if subject is not None:
             for word in (subject.lower_, subject.lemma_.lower(), *(c.lower_ for c in subject.children)):
                 if word in _PURPOSE_WORDS:
                     return _PURPOSE_WORDS[word]
         head = clause.head.lemma_.lower()
-        if head in ("lint", "test", "deploy", "format", "build", "typecheck", "migrate"):
+        if head in ("lint", "test", "deploy", "format", "build", "typecheck", "migrate", "generate", "regenerate"):
             return _PURPOSE_WORDS.get(head)
         return None
 
@@ -1398,6 +1412,19 @@ def _exception_scope(sent: Span) -> str | None:
 
 def _fill(template: str, value: str) -> str:
     return template.replace("{value}", value).replace("{subject}", SUBJECT_MARK)
+
+
+_CLAUSE_HEAD_DEPS = frozenset({"ROOT", "conj", "ccomp", "advcl", "parataxis"})
+
+
+def _clause_head_of(token: Token) -> Token:
+    """The head of the clause a modifier hangs from: "before you push" belongs to "run"."""
+    head = token.head
+    while head.head.i != head.i and not (head.dep_ in _CLAUSE_HEAD_DEPS and head.pos_ in ("VERB", "AUX") and head.i != token.head.i):
+        if head.dep_ in ("ccomp", "conj", "parataxis") and head.pos_ in ("VERB", "AUX"):
+            break
+        head = head.head
+    return head
 
 
 def _has_to(head: Token) -> bool:

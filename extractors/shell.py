@@ -69,6 +69,9 @@ _PURPOSE_ALIASES = {
     "bootstrap": "install",
     "bench": "bench",
     "benchmark": "bench",
+    "codegen": "codegen",
+    "generate": "codegen",
+    "gen": "codegen",
     "test": "test",
     "lint": "lint",
     "format": "format",
@@ -166,8 +169,6 @@ class Shell:
         if not words:
             return None
         program = self.programs.get(words[0])
-        if program is not None and program.purpose:
-            return program.purpose
         for word in words[1:4]:
             name = word.lower().split(":")[0]
             name = re.sub(r"\.(?:sh|py|ps1|bash)$", "", name.rsplit("/", 1)[-1])
@@ -175,6 +176,8 @@ class Shell:
                 return _PURPOSE_ALIASES[name]
             if name in self.programs and self.programs[name].purpose:
                 return self.programs[name].purpose
+        if program is not None and program.purpose:
+            return program.purpose
         if _PATH_PROGRAM.match(words[0]):
             name = re.sub(r"\.(?:sh|py|ps1|bash)$", "", words[0].rsplit("/", 1)[-1].lower())
             return _PURPOSE_ALIASES.get(name)

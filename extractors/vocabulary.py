@@ -204,7 +204,7 @@ class TechMarker:
             return False  # "one stack per env", "a bit of C#": a common noun, counted
         if span.sent.start in anchored and (
             root.pos_ in ("NOUN", "PROPN", "X", "ADJ")
-            or (root.pos_ == "VERB" and root.dep_ in ("xcomp", "pobj", "dobj", "conj", "appos", "npadvmod"))
+            or (root.pos_ == "VERB" and root.dep_ in ("xcomp", "pobj", "dobj", "appos", "npadvmod"))
         ):
             return True  # "switched from pnpm to yarn": misparsed as a verb, but among products
         if root.pos_ in ("VERB", "AUX", "ADP", "DET", "PRON", "CCONJ", "SCONJ", "PART", "ADV"):
