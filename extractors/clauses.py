@@ -204,8 +204,8 @@ class ClauseReader:
             clause.tense = "future"
         elif any(a.lemma_ == "have" for a in auxes) and head.tag_ == "VBN":
             clause.tense = "perfect"
-        elif head.tag_ == "VBD" or any(a.tag_ == "VBD" for a in auxes if a.lemma_ in ("do", "be")):
-            clause.tense = "past"
+        elif head.tag_ == "VBD" or any(a.tag_ == "VBD" for a in auxes):
+            clause.tense = "past"  # "we moved", "she was born", "we got married", "I had left"
         elif head.tag_ == "VBG" and any(a.lemma_ == "be" for a in auxes):
             clause.tense = "progressive"
         clause.negated = any(c.dep_ == "neg" for c in head.children) or any(
@@ -247,6 +247,8 @@ class ClauseReader:
             return "third"
         possessors = {c.lower_ for c in subject.children if c.dep_ == "poss"}
         noun = subject.lemma_.lower()
+        if any(c.lower_ in ("favourite", "favorite", "fav", "fave") for c in subject.children) and not possessors - {"my"}:
+            return "speaker_thing"  # "favourite lang is still ocaml"
         if possessors & {"my", "mine"}:
             if noun in lex["kin_noun"] or subject.lower_ in lex["kin_noun"]:
                 return "family"
@@ -280,11 +282,14 @@ class ClauseReader:
 
     def _diary(self, head: Token) -> bool:
         """A note about oneself with the "I" left out: a past verb or an adjective at the start."""
-        first = next((t for t in head.sent if not t.is_punct and t.lower_ not in ("just", "finally", "also", "and", "so", "btw", "still")), None)
+        skip = ("just", "finally", "also", "and", "so", "btw", "still", "recently", "only")
+        first = next((t for t in head.sent if not t.is_punct and t.lower_ not in skip), None)
         if first is None or first.i != head.i:
             return False
-        if head.tag_ in ("VBD", "VBN") and head.lemma_.lower() not in self.lex["conversation_verb"] | {"use"}:
-            return True
+        content = [c for c in head.children if c.dep_ in ("dobj", "prep", "prt", "acomp", "xcomp", "oprd", "attr")]
+        pronoun = any(c.lower_ in ("it", "that", "this", "them") for c in content)
+        if head.tag_ in ("VBD", "VBN") and content and not pronoun:
+            return head.lemma_.lower() not in self.lex["conversation_verb"] - {"get", "go", "make", "take", "find"}
         return head.pos_ == "ADJ" and any(c.dep_ == "prep" for c in head.children) or head.lower_ in self.lex["diet_word"]
 
     @staticmethod

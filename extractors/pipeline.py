@@ -110,7 +110,10 @@ class ClauseExtractor:
         nlp.add_pipe("mnemo_tech_v1")
         self.nlp = nlp
         self.frames = Frames(nlp, self.lexicon)
-        self.clause_reader = ClauseReader(self.lexicon, frozenset(self.vocabulary.labels))
+        project_labels = frozenset(
+            label for label, category in self.vocabulary.labels.items() if self.vocabulary.slot(category).scope == "project"
+        )
+        self.clause_reader = ClauseReader(self.lexicon, project_labels)
         self.readers = Readers(self.lexicon, self.vocabulary)
         self._labels = frozenset(self.vocabulary.labels) | frozenset(
             "test tests lint build deploy format typecheck dev start run note notes todo fyi ps".split()
@@ -208,7 +211,9 @@ class ClauseExtractor:
         facts += framed
         if not facts or all(f.key == "employer" for f in facts):
             facts += readers.outcome(clause) or readers.episode(clause, turn.role) or readers.personal(clause)
-        elif any(f.fields.get("episode") for f in facts):
+        elif framed and clause.tense == "past":
+            facts += readers.episode(clause, turn.role)  # "my son Haruto turned 3 yesterday": the name and the day
+        elif any(f.fields.get("episode") for f in facts) and not any(f.kind == "episodic" for f in facts):
             facts += readers.episode(clause, turn.role)
         return facts
 

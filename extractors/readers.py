@@ -193,7 +193,7 @@ class Readers:
 
     def states_stack(self, clause: Clause) -> bool:
         """Whether a clause can say what the project (or the user, for their own tools) uses."""
-        if clause.about in ("third", "you", "family", "pet") or not clause.asserted:
+        if clause.about in ("third", "you", "family", "pet", "speaker_thing") or not clause.asserted:
             return False
         head = clause.head
         if clause.about in ("speaker", "implied"):
@@ -443,7 +443,11 @@ class Readers:
         for piece in _pieces(sent):
             if question_from is not None and piece[-1].i >= question_from:
                 continue
-            if any(t.dep_ in ("nsubj", "nsubjpass") and t.head.tag_ in ("VBZ", "VBP", "VBD", "MD") for t in piece):
+            inside_piece = range(piece.start, piece.end)
+            if any(
+                t.dep_ in ("nsubj", "nsubjpass") and t.head.i in inside_piece and t.head.tag_ in ("VBZ", "VBP", "VBD", "MD")
+                for t in piece
+            ):
                 continue  # a clause: the clause readers take it
             words = [t for t in piece if not t.is_punct]
             if not words or any(self._unsure(t) for t in piece):
@@ -511,6 +515,8 @@ class Readers:
     def _label(self, piece: Span) -> tuple[str | None, int, str | None]:
         """A label at the start of a piece: its category, where the value starts, a command purpose."""
         tokens = list(piece)
+        while len(tokens) > 2 and tokens[0].lower_ in ("favourite", "favorite", "fav", "fave", "my", "our", "preferred", "main"):
+            tokens = tokens[1:]  # "favourite editor: helix"
         for size in (3, 2, 1):
             if len(tokens) <= size:
                 continue
@@ -522,7 +528,8 @@ class Readers:
             purpose = _PURPOSE_WORDS.get(words) if size == 1 else None
             if words in ("test command", "build command", "lint command", "deploy command", "tests command"):
                 purpose = _PURPOSE_WORDS.get(words.split()[0])
-            if (category is not None or purpose) and (separated or nxt._.tech is not None or tokens[0].i == piece.sent.start):
+            first = tokens[0].i in (piece.sent.start, piece.start)
+            if (category is not None or purpose) and (separated or nxt._.tech is not None or first):
                 return category, start, purpose
         return None, piece[0].i, None
 
@@ -666,7 +673,8 @@ class Readers:
                 after = clause.subject.i if clause.subject is not None else -1
                 body = plain(_without_please([t for t in tokens if t.i > after]))
         elif clause.mood == "imperative":
-            if lemma in self.lex["plan_verb"] or lemma in ("worry", "bother", "mind", "ask", "forget", "care", "thank"):
+            skipped = ("worry", "bother", "mind", "ask", "forget", "care", "thank", "remember", "note", "bear", "notice")
+            if lemma in self.lex["plan_verb"] or lemma in skipped:
                 return []
             if not any(
                 c.dep_ not in ("aux", "neg", "advmod", "punct", "intj", "discourse", "cc") for c in clause.head.children
@@ -771,7 +779,8 @@ class Readers:
                 continue
             tokens = _without_please(trim(list(piece)))
             words = [t.lower_ for t in tokens]
-            if len(words) < 2 or any(t.dep_ in ("nsubj", "nsubjpass") for t in tokens):
+            inside_piece = range(piece.start, piece.end)
+            if len(words) < 2 or any(t.dep_ in ("nsubj", "nsubjpass") and t.head.i in inside_piece for t in tokens):
                 continue
             if any(t.pos_ in ("VERB", "AUX") and t.tag_ in ("VBD", "VBZ", "MD") for t in tokens):
                 continue
@@ -814,6 +823,8 @@ class Readers:
             scope = self.rule_scope(tokens)
             lemmas = {t.lemma_.lower() for t in tokens}
             if not lemmas & (self.lex["code_noun"] | self.lex["answer_word"]) - {"me"}:
+                if words[0] == "no" or not {"always", "only", "never"} & set(words):
+                    continue  # "no fish either", "no dedicated ops person": said in passing
                 scope = "user"  # "aisle seat always", "halal only": the person's own way
             facts.append(self._rule_fact(plain(tokens), tokens, scope, list(piece), tokens[0].i, "rules.note"))
         return facts
@@ -1010,7 +1021,8 @@ class Readers:
         full detail". Kept as said, with what it is limited to, beside the general rule."""
         text = sent.text.strip()
         lowered = text.lower()
-        if text.endswith("?") or not _EXCEPTION.search(lowered):
+        soft = _SOFT_EXCEPTION.search(lowered) and (qualifier or re.match(r"^\W*(?:but\s+)?for\s", lowered))
+        if text.endswith("?") or not (_EXCEPTION.search(lowered) or soft):
             return []
         if any(c.reported or c.hedged for c in clauses if c.parent is None):
             return []
@@ -1083,8 +1095,8 @@ class Readers:
         progressive_ok = lemma in ("live", "work", "learn", "study", "train", "volunteer")
         if clause.tense not in ("present", "perfect") and not (clause.tense == "progressive" and progressive_ok):
             return []
-        if clause.about == "group" and not self._family_object(clause):
-            return []
+        if clause.about == "group" and not (self._family_object(clause) or negative_ok):
+            return []  # "we have two kids", "we do eat eggs": the household, not the team
         if clause.about == "speaker_thing" and not self._profile(clause):
             return []
         gets = lemma == "get" and any(c.dep_ == "acomp" for c in head.children)  # "I get travel sick"
@@ -1168,6 +1180,8 @@ class Readers:
         """Not a state of the moment ("I'm tired"), not the task at hand ("I have a question")."""
         lex = self.lex
         head = clause.head
+        if head.lower_ in lex["transient_adjective"] or head.lemma_.lower() in lex["transient_adjective"]:
+            return False  # "so sorry for typos"
         for c in content:
             words = {t.lower_ for t in c.subtree}
             if c.lower_ in lex["transient_adjective"] or c.lemma_.lower() in lex["transient_adjective"]:
@@ -1179,7 +1193,7 @@ class Readers:
                 return False
             if c.dep_ == "prep" and any(t.dep_ == "pobj" and t.lower_ in _DEICTIC for t in c.children):
                 return False
-            if any(t._.tech for t in c.subtree) and clause.about in ("speaker", "implied") and head.lemma_ != "love":
+            if any(t._.tech for t in c.subtree) and clause.about in ("speaker", "implied", "group") and head.lemma_ != "love":
                 return False  # a product the speaker uses is the stack reader's
             del words
         if head.lemma_ == "be" and not any(c.dep_ in ("attr", "acomp", "prep") for c in content):
@@ -1199,14 +1213,15 @@ class Readers:
         lemma = head.lemma_.lower()
         if lemma in self.lex["conversation_verb"] and lemma not in ("get", "go", "make", "take", "find", "have"):
             return []
-        if any(t._.tech for t in clause.tokens) or any(t.like_url or "/" in t.text or "`" in t.text for t in clause.tokens):
-            return []
         text_words = " ".join(t.lower_ for t in clause.tokens)
         when = _TIME.search(text_words)
         eventful = lemma in self.lex["life_event_verb"] or (
-            lemma in ("get", "be")
+            lemma in ("get", "be", "marry")
             and any(c.lower_ in ("married", "engaged", "promoted", "divorced", "hired", "back") for c in head.subtree)
         )
+        coding = any(t.like_url or "/" in t.text or "`" in t.text for t in clause.tokens)
+        if coding or (any(t._.tech for t in clause.tokens) and not eventful):
+            return []  # "I added a column and the migration failed": the task, not a life
         if not eventful and (not when or lemma in ("be", "have", "do", "get", "make")):
             return []
         objects = [c for c in head.children if c.dep_ in ("dobj", "prep", "attr", "acomp", "xcomp", "advmod", "prt", "npadvmod")]
@@ -1376,9 +1391,10 @@ def _as_project(clause: Clause) -> Clause:
 
 _EXCEPTION = re.compile(
     r"\b(?:except|exception|excepting|apart\s+from|other\s+than|odd\s+one\s+out|the\s+one\s+place|"
-    r"caveat|the\s+only\s+place|only\s+(?:the|in|for)\b|(?:tho|though|although|however)\b|still\b|"
-    r"is\s+different|are\s+different|'s\s+different|differs)"
+    r"caveat|the\s+only\s+place|only\s+(?:the|in|for)\b|is\s+different|are\s+different|'s\s+different|differs)"
 )
+# "though", "tho", "still" mark an exception only beside what it is limited to ("for tax stuff, though")
+_SOFT_EXCEPTION = re.compile(r"\b(?:tho|though|although|however|still)\b")
 _EXCEPTION_LEAD = re.compile(
     r"^(?:(?:one|small|only|the\s+only|big)\s+)?(?:exception|caveat)s?\s*(?:to\s+that|is)?\s*[:,—–-]?\s*|"
     r"^(?:but|although|though|however|heads\s+up)\s*[:,—–-]?\s*",
@@ -1514,8 +1530,10 @@ def _pieces(sent: Span, cut_plus: bool = True) -> list[Span]:
     pieces = []
     start = sent.start
     cuts = (",", ";", "|", "+", "/", "&", "·", "—", "–") if cut_plus else (",", ";", "|", "—", "–")
+    doc = sent.doc
     for token in sent:
-        if token.text in cuts or (token.text == "-" and token.whitespace_):
+        glued = token.text in ("/", "+") and token.i > 0 and not doc[token.i - 1].whitespace_ and not token.whitespace_
+        if (token.text in cuts and not glued) or (token.text == "-" and token.whitespace_):
             if token.i > start:
                 pieces.append(sent.doc[start : token.i])
             start = token.i + 1

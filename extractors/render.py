@@ -46,14 +46,21 @@ def third_person(tokens: list[Token], subject: Token | None, subject_words: int 
         return ""
     finite = _finite_verb(subject) if subject is not None and subject.lower_ in ("i", "we") else None
     in_subject = {t.i for t in subject.subtree} if subject is not None else set()
+    together = subject is not None and subject.lower_ not in ("i", "we", "me") and any(
+        t.lower_ in ("i", "me") and t.i in in_subject for t in tokens
+    )
+    if together:
+        # "my wife Oluwaseun and I got married" -> "{subject} and their wife Oluwaseun got married"
+        others = [t for t in tokens if t.i in in_subject and t.lower_ not in ("i", "me", "and", "&")]
+        rest = [t for t in tokens if t.i not in in_subject]
+        names = " ".join("their" if t.lower_ == "my" else t.text for t in others)
+        return sentence(f"{SUBJECT_MARK} and {names} " + "".join(t.text_with_ws for t in rest).strip())
     parts: list[str] = []
     for token in tokens:
         lower = token.lower_
         word = token.text
         if subject is not None and token.i == subject.i and lower in ("i", "we"):
             word = SUBJECT_MARK
-        elif token.i in in_subject and lower in ("i", "me"):
-            word = SUBJECT_MARK  # "me and my wife are vegetarian"
         elif lower in ("my", "our") and subject is not None and token.head.i == subject.i:
             word = _POSSESSIVE
         elif lower in ("my", "our"):
@@ -102,7 +109,14 @@ def trim(tokens: list[Token]) -> list[Token]:
 
 
 def plain(tokens: list[Token]) -> str:
-    return "".join(t.text_with_ws for t in trim(tokens)).strip()
+    """Tokens as written, with a space where tokens between them were left out."""
+    kept = trim(tokens)
+    out = ""
+    for n, token in enumerate(kept):
+        out += token.text
+        if n + 1 < len(kept):
+            out += token.whitespace_ if kept[n + 1].i == token.i + 1 else " "
+    return out.strip()
 
 
 def sentence(text: str) -> str:
