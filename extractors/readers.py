@@ -142,7 +142,7 @@ _TIME = re.compile(
     r"in\s+(?:january|february|march|april|may|june|july|august|september|october|november|december|"
     r"jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|the\s+spring|the\s+summer|the\s+fall|the\s+autumn|"
     r"the\s+winter|spring|summer|autumn|winter|(?:19|20)\d\d)|"
-    r"(?:this|earlier\s+this)\s+(?:year|month|spring|summer)|recently|just)\b",
+    r"(?:this|earlier\s+this)\s+(?:year|month|spring|summer))\b",
     re.I,
 )
 _AGO = re.compile(
@@ -766,7 +766,7 @@ class Readers:
             if about_code and clause.head.tag_ in ("VBP", "VBZ") and lemma in habitual:
                 return plain(tokens)
             return None
-        if clause.about == "you" and (duty or clause.standing):
+        if clause.about == "you" and clause.standing:  # "you should always ...", not "you must eat well"
             return plain([t for t in tokens if t.i > clause.subject.i] if clause.subject is not None else tokens)
         return None
 
@@ -965,6 +965,8 @@ class Readers:
                 continue
             if clause.mood != "imperative" and (not clause.asserted or clause.modal not in (None, "ca", "can")):
                 continue
+            if clause.tense == "past" and not frame.past:
+                continue  # "since i was five": was, not is
             value_token = hit.nodes[frame.value]
             value = _value_of(value_token, frame.span)
             if not value or value.lower() in _DEICTIC:
@@ -1049,6 +1051,42 @@ class Readers:
             )
         ]
 
+    def answer(self, sent: Span, clauses: list[Clause], asked: tuple[str, str | None, str, dict[str, str]]) -> list[Fact]:
+        """A short answer to the question before it: "denver. it's beautiful here" after "where do
+        you live?"; "a tiny town in ohio" after "where are you from?"."""
+        question_id, key, template, groups = asked
+        if any(c.subject is not None and c.mood == "statement" and c.head.i < sent.start + 4 for c in clauses):
+            return []  # a sentence of its own ("i live in denver") is read as such
+        words = []
+        for token in sent:
+            if token.is_punct or token.lower_ in ("and", "but", "so", "i", "well", "oh", "um", "hmm"):
+                if words:
+                    break
+                continue
+            if token.pos_ in ("VERB", "AUX", "PRON") or token.lower_ in self.lex["hedge"]:
+                if words:
+                    break
+                return []
+            words.append(token)
+        if not words or len(words) > 6 or any(t.lower_ in ("yes", "no", "yeah", "nope", "nothing") for t in words):
+            return []
+        value = joined(words)
+        names = {"value": value, "subject": SUBJECT_MARK, **groups}
+        key_name = key.format(**{**names, "value": _slug(value)}) if key else None
+        return [
+            Fact(
+                kind="semantic",
+                scope="user",
+                key=key_name,
+                value=value,
+                text=sentence(template.format(**names)),
+                span=plain(list(sent)),
+                reader=question_id,
+                confidence=0.7,
+                anchor=words[0].i,
+            )
+        ]
+
     def diet(self, sent: Span, clauses: list[Clause]) -> list[Fact]:
         """ "pescatarian now", "vegetarian since 2019", "not vegan anymore, pescatarian now": a diet
         named anywhere the speaker says it of themselves."""
@@ -1120,7 +1158,7 @@ class Readers:
         if clause.about == "implied":
             text = implied_third_person(trim(clause.tokens), head)
         else:
-            text = third_person(clause.tokens, clause.subject)
+            text = third_person(clause.tokens, clause.subject, clause.referent)
         if not text or len(text.split()) > 30:
             return []
         value = joined([t for c in content for t in sorted(c.subtree, key=lambda t: t.i)])

@@ -35,7 +35,7 @@ _AGREE = {
 }
 
 
-def third_person(tokens: list[Token], subject: Token | None, subject_words: int = 1) -> str:
+def third_person(tokens: list[Token], subject: Token | None, referent: Token | None = None) -> str:
     """``tokens`` (one clause, in order) with the speaker as ``SUBJECT_MARK``.
 
     ``subject``: the clause's subject token when it is the speaker ("i", "we") or a speaker's
@@ -61,6 +61,8 @@ def third_person(tokens: list[Token], subject: Token | None, subject_words: int 
         word = token.text
         if subject is not None and token.i == subject.i and lower in ("i", "we"):
             word = SUBJECT_MARK
+        elif referent is not None and subject is not None and token.i == subject.i:
+            word = f"{_POSSESSIVE} {referent.text}"  # "he's a pilot" -> "{subject}'s husband is a pilot"
         elif lower in ("my", "our") and subject is not None and token.head.i == subject.i:
             word = _POSSESSIVE
         elif lower in ("my", "our"):
