@@ -686,7 +686,11 @@ class Readers:
             body = self._norm(clause, tokens)
         if not body:
             return []
-        return [self._rule_fact(body, tokens, self.rule_scope(tokens), clause.tokens, clause.head.i, "rules.standing")]
+        if not body.startswith(SUBJECT_MARK) and clause.mood != "question":
+            body = plain(_without_please(trim(_contiguous(clause))))  # as said, with its asides
+        # what the whole sentence is about decides whose rule it is ("assume fish when you give me commands")
+        scope = self.rule_scope([t for t in clause.head.sent if not t.is_space])
+        return [self._rule_fact(body, tokens, scope, clause.tokens, clause.head.i, "rules.standing")]
 
     def _standing_imperative(self, clause: Clause, tokens: list[Token]) -> bool:
         words = {t.lower_ for t in tokens}
@@ -736,7 +740,10 @@ class Readers:
         """A statement that is a rule: the team's habit, or a norm about the code."""
         lemma = clause.head.lemma_.lower()
         lex = self.lex
-        if lemma in lex["plan_verb"] | lex["cognition_verb"] | lex["speech_verb"] or lemma in ("have", "be", "get"):
+        verbs = lex["plan_verb"] | lex["cognition_verb"] | lex["speech_verb"] | {"have", "be", "get"}
+        if clause.about in ("project", "thing") and lemma in ("need", "have"):
+            verbs = verbs - {"need", "have"}  # "every PR needs two approvals": an obligation
+        if lemma in verbs:
             if not (lemma == "be" and any(c.dep_ in ("acomp", "auxpass") for c in clause.head.children)):
                 return None
         words = {t.lower_ for t in tokens}
@@ -774,13 +781,15 @@ class Readers:
         """Rules written as notes: "squash merge only", "no `any` in TS", "always conventional commits",
         "bullets > paragraphs", "aisle seat always", "halal only when suggesting restaurants"."""
         facts = []
-        for piece in _pieces(sent, cut_plus=False):
+        for piece in _pieces(sent, cut_plus=False, cut_colon=True):
             if question_from is not None and piece[-1].i >= question_from:
                 continue
             tokens = _without_please(trim(list(piece)))
             words = [t.lower_ for t in tokens]
-            inside_piece = range(piece.start, piece.end)
-            if len(words) < 2 or any(t.dep_ in ("nsubj", "nsubjpass") and t.head.i in inside_piece for t in tokens):
+            kept = {t.i for t in tokens}
+            if len(words) < 2 or any(
+                t.dep_ in ("nsubj", "nsubjpass") and t.head.i in kept and t.head.pos_ in ("VERB", "AUX") for t in tokens
+            ):
                 continue
             if any(t.pos_ in ("VERB", "AUX") and t.tag_ in ("VBD", "VBZ", "MD") for t in tokens):
                 continue
@@ -858,6 +867,7 @@ class Readers:
         self, body: str, tokens: list[Token], scope: str, source: list[Token], anchor: int, reader: str
     ) -> Fact:
         key, value = self._rule_slot(tokens, scope)
+        body = _FIRST_PERSON_WORDS.sub(lambda m: _THIRD_PERSON[m.group(0).lower()], body)
         text = body if body.startswith(SUBJECT_MARK) else f"{SUBJECT_MARK} rule: {sentence(body)}"
         return Fact(
             kind="procedural" if scope == "project" or key is None else "semantic",
@@ -1464,6 +1474,20 @@ def _exception_scope(sent: Span) -> str | None:
     return None
 
 
+# In a rule, the user the rule speaks of: "without asking me first" -> "without asking the user first".
+_THIRD_PERSON = {
+    "me": "the user",
+    "my": "the user's",
+    "i": "the user",
+    "i'm": "the user is",
+    "myself": "the user",
+    "we": "the team",
+    "us": "the team",
+    "our": "the team's",
+}
+_FIRST_PERSON_WORDS = re.compile(r"(?<![\w'])(?:me|my|i|i'm|myself|we|us|our)(?![\w'])", re.I)
+
+
 def _fill(template: str, value: str) -> str:
     return template.replace("{value}", value).replace("{subject}", SUBJECT_MARK)
 
@@ -1479,6 +1503,17 @@ def _clause_head_of(token: Token) -> Token:
             break
         head = head.head
     return head
+
+
+def _contiguous(clause: Clause) -> list[Token]:
+    """A clause's words from its first to its last, nested clauses inside it included, later
+    clauses of the sentence not."""
+    doc = clause.head.doc
+    end = clause.end
+    for child in clause.children:
+        if child.start > clause.head.i and child.head.dep_ in ("conj", "parataxis"):
+            end = min(end, child.start)
+    return [t for t in doc[clause.start : end] if not t.is_space]
 
 
 def _has_to(head: Token) -> bool:
@@ -1563,11 +1598,13 @@ def _value_of(token: Token, how: str) -> str:
     return joined(parts)
 
 
-def _pieces(sent: Span, cut_plus: bool = True) -> list[Span]:
+def _pieces(sent: Span, cut_plus: bool = True, cut_colon: bool = False) -> list[Span]:
     """A telegraphic line cut at commas, semicolons, slashes and pluses between items."""
     pieces = []
     start = sent.start
     cuts = (",", ";", "|", "+", "/", "&", "·", "—", "–") if cut_plus else (",", ";", "|", "—", "–")
+    if cut_colon:
+        cuts = (*cuts, ":")
     doc = sent.doc
     for token in sent:
         glued = token.text in ("/", "+") and token.i > 0 and not doc[token.i - 1].whitespace_ and not token.whitespace_
