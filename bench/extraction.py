@@ -14,7 +14,7 @@ from typing import Any
 
 from bench.common import ROOT, cpu_seconds, report, table
 from bench.natural import end_to_end, learn_cases
-from extractors import Candidate, RuleExtractor, Turn
+from extractors import Candidate, Extractor, Turn, build_extractor
 from extractors.evaluation import load_labeled, score
 from extractors.natural import CATEGORIES, CategoryScore, load_natural, score_natural
 from policies import DEFAULT_POLICY, PolicyHolder, decide
@@ -30,7 +30,7 @@ NATURAL_SETS = ("natural_phrasing.jsonl", "natural_phrasing_holdout.jsonl")
 BATCH = 32
 
 
-def _quality(extractor: RuleExtractor) -> tuple[dict[str, Any], list[list[Any]]]:
+def _quality(extractor: Extractor) -> tuple[dict[str, Any], list[list[Any]]]:
     request = Scope("local", project="bench-proj", user="bench-user")
     now = datetime.now(UTC)
 
@@ -61,7 +61,7 @@ def _quality(extractor: RuleExtractor) -> tuple[dict[str, Any], list[list[Any]]]
     return figures, rows
 
 
-async def _throughput(extractor: RuleExtractor, messages: int, data_dir: Path) -> dict[str, Any]:
+async def _throughput(extractor: Extractor, messages: int, data_dir: Path) -> dict[str, Any]:
     embedder = MiniLMOnnxEmbedder()
     labeled = [t.text for t in load_labeled(LABELED)]
     with EmbeddedStore(data_dir) as embedded:
@@ -128,7 +128,7 @@ def _natural_rows(scores: dict[str, CategoryScore], reached: dict[str, Any]) -> 
     return rows
 
 
-def _natural(extractor: RuleExtractor, e2e: bool) -> list[tuple[str, dict[str, Any], list[list[Any]]]]:
+def _natural(extractor: Extractor, e2e: bool) -> list[tuple[str, dict[str, Any], list[list[Any]]]]:
     """Each natural set present: per-category scores, and the end-to-end share when asked."""
     sets = [(name, ROOT / "tests" / "data" / name) for name in NATURAL_SETS]
     present = [(name, path) for name, path in sets if path.exists()]
@@ -187,7 +187,7 @@ def _end_to_end(sets: dict[str, list[Any]]) -> dict[str, dict[str, Any]]:
 
 
 def main(quick: bool, record: bool) -> None:
-    extractor = RuleExtractor()
+    extractor = build_extractor()
     quality, quality_rows = _quality(extractor)
     natural = _natural(extractor, e2e=True)
     with tempfile.TemporaryDirectory() as tmp:

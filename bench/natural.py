@@ -187,5 +187,6 @@ def end_to_end(cases: list[NaturalCase], mnemo_url: str, stub: Any, redis_url: s
     for score in results.values():
         total.facts += score.facts
         total.reached += score.reached
+        total.misses = [*(total.misses or []), *(score.misses or [])]
     results["all"] = total
     return results

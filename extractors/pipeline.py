@@ -52,6 +52,7 @@ _SPECIAL_CASES = {
 }
 # An agent's asides ("(exponential backoff, max 5 attempts)") are detail, and they break the parse.
 _PARENTHESES = re.compile(r"\s*\([^()]{0,200}\)")
+_PERSONAL_CUES = frozenset({"i", "me", "my", "mine", "we", "our", "us", "he", "she", "call", "tz", "timezone"})
 _BE_NORMS = frozenset({"am", "is", "are", "'m", "'re", "'s"})
 
 
@@ -170,7 +171,11 @@ class ClauseExtractor:
     def _read(self, doc: Any, turn: Turn, question: Any = None) -> list[_Read]:
         techs = list(doc.spans["tech"])
         commands = self._commands(doc)
-        hits = self.frames.hits(doc)
+        # frames are about the speaker's own life: a doc that never speaks of itself skips the matcher
+        personal = turn.role == "user" and (
+            any(t.lower_ in _PERSONAL_CUES for t in doc) or any(s[0].tag_ in ("VBD", "VBN", "JJ") for s in doc.sents)
+        )
+        hits = self.frames.hits(doc) if personal else []
         reads: list[_Read] = []
         kin: Any = None  # the last "my husband" said: "he's a pilot" is about him
         for number, sent in enumerate(doc.sents):

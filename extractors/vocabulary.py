@@ -38,6 +38,7 @@ class SlotSpec(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     single: bool
     labels: list[str] = []
     phrases: list[str] = []  # "deploy to": a verb and its preposition that name the slot
+    topics: list[str] = []  # words of a request that make this slot's facts worth giving ("recipe": diet)
     text: str | None = None
 
     def template(self) -> str:
@@ -76,6 +77,10 @@ class Vocabulary:
         for spec in slots.values():
             for phrase in spec.phrases:
                 self.phrases.setdefault(_fold(phrase), spec.category)
+        self.topics: dict[str, set[str]] = {}
+        for spec in slots.values():
+            for word in [*spec.topics, *spec.labels]:
+                self.topics.setdefault(_fold(word), set()).add(spec.category)
         self._longest = max((len(a.split()) for a in self.by_alias), default=1)
 
     def slot(self, category: str) -> SlotSpec:
@@ -83,6 +88,17 @@ class Vocabulary:
 
     def category_of_label(self, label: str) -> str | None:
         return self.labels.get(_fold(label))
+
+    def categories_asked(self, text: str) -> frozenset[str]:
+        """The slots a request is about, by the words it uses ("which db", "a recipe for tonight")."""
+        words = re.findall(r"[\w+#.-]+", text.lower())
+        found: set[str] = set()
+        for n, word in enumerate(words):
+            for size in (2, 1):
+                phrase = " ".join(words[n : n + size]).strip(".")
+                found |= self.topics.get(phrase, set())
+        found |= {f.category for f in self.find(text)}
+        return frozenset(found)
 
     def category_of_phrase(self, verb: str, preposition: str) -> str | None:
         return self.phrases.get(f"{verb.lower()} {preposition.lower()}")
@@ -103,6 +119,17 @@ class Vocabulary:
             else:
                 i += 1
         return found
+
+
+def category_of_key(key: str | None) -> str | None:
+    """The slot category a record's key belongs to: "database", "language:python" -> "language",
+    "python_version" -> "runtime", "family:wife" -> "family"."""
+    if not key:
+        return None
+    head = key.split(":", 1)[0]
+    if head.endswith("_version"):
+        return "runtime"
+    return head
 
 
 def slots_in(vocabulary: Vocabulary, text: str) -> list[tuple[str, str]]:

@@ -79,6 +79,9 @@ POLICY_SCHEMA = Schema(
                 "max_memories": Field("int", minimum=0, maximum=100),
                 "max_tokens": Field("int", minimum=0, maximum=20000),
                 "min_score": Field("float", minimum=0, maximum=1),
+                "min_similarity": Field("float", minimum=0, maximum=1),
+                "standing_max_memories": Field("int", minimum=0, maximum=100),
+                "standing_max_tokens": Field("int", minimum=0, maximum=20000),
                 "placement": Field("enum", choices=("after_system", "before_last_user")),
             }
         ),

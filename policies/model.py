@@ -56,9 +56,15 @@ class Retention:
 
 @dataclass(frozen=True, slots=True)
 class RecallBudget:
+    """What one request is given: standing rules and answer preferences always (their own budget),
+    topical facts and episodes only when the request is about them (a similarity floor)."""
+
     max_memories: int = 12
     max_tokens: int = 600
     min_score: float = 0.0
+    min_similarity: float = 0.4
+    standing_max_memories: int = 8
+    standing_max_tokens: int = 300
     placement: str = "after_system"  # after_system | before_last_user
 
 

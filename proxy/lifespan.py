@@ -75,6 +75,9 @@ class Services:
             max_memories=budget.max_memories,
             max_tokens=budget.max_tokens,
             min_score=budget.min_score,
+            min_similarity=budget.min_similarity,
+            standing_max_memories=budget.standing_max_memories,
+            standing_max_tokens=budget.standing_max_tokens,
         )
 
     async def ensure_store(self) -> bool:

@@ -10,6 +10,8 @@ from datetime import datetime
 
 from proxy.errors import EmbeddingError, StoreError
 from proxy.memory.embeddings import EmbeddingService
+from extractors.vocabulary import category_of_key
+from proxy.memory.ranking import keyword_query
 from proxy.memory.store import MemoryStore, RecallQuery, ScoredMemory
 from proxy.scope import SCOPE_LEVELS, Scope
 from proxy.settings import RecallSettings
@@ -39,41 +41,70 @@ async def recall(
     text: str,
     settings: RecallSettings,
     readable: frozenset[str] = frozenset(SCOPE_LEVELS),
+    asked: frozenset[str] = frozenset(),
 ) -> RecallOutcome:
     """Recall for one request; never raises: a failing or slow store gives ``degraded``.
 
-    When the request can see no more records than the budget holds, ranking cannot change what
-    is recalled: all of them are taken, newest first, and the query is not embedded at all.
+    Two parts, each within its own budget:
+    - standing records (the project's and the user's rules, commands and answer preferences) are
+      given on every request, newest first, like an instructions file;
+    - topical records (facts, episodes, lessons) only when the request is about them: hybrid
+      vector + keyword search, kept above a similarity floor, and the facts of the slots the
+      request names (``asked``: "which db", "a recipe for tonight"). A request with no content
+      words ("hi", "thanks") gets none, and its text is not embedded.
     """
-    if not text.strip():
-        return RecallOutcome()
     try:
         async with asyncio.timeout(settings.timeout_s):
-            few = await store.visible_current(scope, settings.max_memories + 1, readable)
-            if len(few) <= settings.max_memories:
-                return RecallOutcome(
-                    memories=apply_budget([ScoredMemory(m, score=1.0) for m in few], settings)
-                )
-            vector = await embeddings.embed_one(text)
-            found = await store.recall(
-                RecallQuery(
-                    scope=scope,
-                    text=text,
-                    vector=vector,
-                    limit=settings.max_memories,
-                    candidates=settings.candidates,
-                    text_weight=settings.text_weight,
-                    vector_weight=settings.vector_weight,
-                    readable=readable,
-                )
+            standing, any_topical = await asyncio.gather(
+                store.visible_current(scope, settings.standing_max_memories, readable, standing=True),
+                store.visible_current(scope, 1, readable, standing=False),
             )
+            topical: list[ScoredMemory] = []
+            if any_topical and keyword_query(text):
+                vector = await embeddings.embed_one(text)
+                found = await store.recall(
+                    RecallQuery(
+                        scope=scope,
+                        text=text,
+                        vector=vector,
+                        limit=settings.max_memories,
+                        candidates=settings.candidates,
+                        text_weight=settings.text_weight,
+                        vector_weight=settings.vector_weight,
+                        readable=readable,
+                        standing=False,
+                    )
+                )
+                slotted = await store.visible_current(
+                    scope, settings.max_memories, readable, standing=False, keys=sorted(asked)
+                ) if asked else []
+                seen = {item.memory.id for item in found}
+                found += [ScoredMemory(m, score=0.5) for m in slotted if m.id not in seen]
+                topical = [item for item in found if relevant(item, settings, asked)]
     except (StoreError, EmbeddingError) as exc:
         log.warning("recall degraded: %s", exc)
         return RecallOutcome(status="degraded", reason=str(exc))
     except TimeoutError:
         log.warning("recall degraded: took longer than %.0f ms", settings.timeout_s * 1000)
         return RecallOutcome(status="degraded", reason="timeout")
-    return RecallOutcome(memories=apply_budget(found, settings))
+    given = apply_budget(
+        [ScoredMemory(m, score=1.0) for m in standing], settings.standing_max_memories, settings.standing_max_tokens
+    )
+    given += apply_budget(topical, settings.max_memories, settings.max_tokens, settings.min_score)
+    return RecallOutcome(memories=given)
+
+
+def relevant(item: ScoredMemory, settings: RecallSettings, asked: frozenset[str] = frozenset()) -> bool:
+    """A topical record is given only when the request is about it: it fills a slot the request
+    names, or it is close enough in meaning, or it is among the best keyword matches and not far off
+    in meaning (the floors are calibrated in bench/relevance.py)."""
+    if asked and category_of_key(item.memory.key) in asked:
+        return True
+    similarity = item.similarity or 0.0
+    if similarity >= settings.min_similarity:
+        return True
+    rank = item.keyword_rank
+    return rank is not None and rank <= settings.keyword_max_rank and similarity >= settings.keyword_min_similarity
 
 
 def estimate_tokens(text: str) -> int:
@@ -81,14 +112,17 @@ def estimate_tokens(text: str) -> int:
     return max(1, (len(text) + 3) // 4)
 
 
-def apply_budget(found: list[ScoredMemory], settings: RecallSettings) -> list[ScoredMemory]:
+def apply_budget(
+    found: list[ScoredMemory], max_memories: int, max_tokens: int, min_score: float = 0.0
+) -> list[ScoredMemory]:
+    """As many of ``found`` (best first) as fit the budget."""
     kept: list[ScoredMemory] = []
-    tokens = estimate_tokens(_PREAMBLE)
+    tokens = 0
     for item in found:
-        if item.score < settings.min_score or len(kept) >= settings.max_memories:
+        if item.score < min_score or len(kept) >= max_memories:
             continue
         cost = estimate_tokens(render_line(item))
-        if tokens + cost > settings.max_tokens:
+        if tokens + cost > max_tokens:
             continue
         tokens += cost
         kept.append(item)

@@ -42,6 +42,11 @@ class RecallSettings:
     max_memories: int = 12
     max_tokens: int = 600
     min_score: float = 0.0
+    min_similarity: float = 0.4  # topical records below this cosine similarity to the query stay out
+    keyword_max_rank: int = 3  # ... unless among the best keyword matches
+    keyword_min_similarity: float = 0.1  # ... and not far off in meaning
+    standing_max_memories: int = 8
+    standing_max_tokens: int = 300
     candidates: int = 24
     text_weight: float = 0.6  # BM25 beat dense search on these machines (DESIGN §7): weight it higher.
     vector_weight: float = 0.4

@@ -36,6 +36,16 @@ class Status(enum.StrEnum):
     QUARANTINED = "quarantined"
 
 
+# Slots of how the user wants to be answered and addressed: given on every request, like rules.
+STANDING_KEYS = ("response_language", "response_length", "indentation", "name")
+
+
+def is_standing(kind: str, key: str | None) -> bool:
+    """Rules, commands and checks (procedural) and answer preferences stand for every request;
+    facts, episodes and lessons are given only when a request is about them."""
+    return kind == Kind.PROCEDURAL.value or key in STANDING_KEYS
+
+
 def slot_key(scope: Scope, key: str, qualifier: str | None) -> str:
     """The slot a keyed fact fills: its exact scope, key and qualifier. One current value per slot;
     a qualified fact ("in docs/, use npm") fills another slot than the general one."""

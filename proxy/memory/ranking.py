@@ -97,6 +97,7 @@ def fuse(
     scores: dict[str, float] = {}
     rows: dict[str, dict[str, Any]] = {}
     similarity: dict[str, float] = {}
+    keyword_rank: dict[str, int] = {}
     for rank, row in enumerate(vector_rows, start=1):
         scores[row["id"]] = scores.get(row["id"], 0.0) + query.vector_weight / (_RRF_K + rank)
         rows[row["id"]] = row
@@ -104,10 +105,14 @@ def fuse(
     for rank, row in enumerate(text_rows, start=1):
         scores[row["id"]] = scores.get(row["id"], 0.0) + query.text_weight / (_RRF_K + rank)
         rows.setdefault(row["id"], row)
+        keyword_rank.setdefault(row["id"], rank)
     ranked = sorted(scores, key=lambda doc_id: scores[doc_id], reverse=True)[: query.limit]
     return [
         ScoredMemory(
-            memory=from_hash(rows[doc_id]), score=scores[doc_id] / best, similarity=similarity.get(doc_id)
+            memory=from_hash(rows[doc_id]),
+            score=scores[doc_id] / best,
+            similarity=similarity.get(doc_id),
+            keyword_rank=keyword_rank.get(doc_id),
         )
         for doc_id in ranked
     ]

@@ -11,7 +11,7 @@ import yaml
 from redisvl.query.filter import FilterExpression, Num, Tag, Text
 from redisvl.schema import IndexSchema
 
-from proxy.memory.model import Memory, Status, slot_key, to_hash
+from proxy.memory.model import STANDING_KEYS, Memory, Status, slot_key, to_hash
 from proxy.memory.store import ListQuery
 from proxy.scope import SCOPE_LEVELS, UNSET_TAG, Scope, scope_key, scope_tag, visible_scope_keys
 
@@ -100,6 +100,13 @@ def list_filter(query: ListQuery) -> FilterExpression:
 
 def current_filter() -> FilterExpression:
     return (Tag("status") == Status.ACTIVE.value) & (Tag("current") == "1")
+
+
+def standing_filter(standing: bool) -> FilterExpression:
+    """Standing records (rules, commands, answer preferences: given on every request), or the others."""
+    if standing:
+        return (Tag("kind") == "procedural") | (Tag("key") == list(STANDING_KEYS))
+    return (Tag("kind") != "procedural") & (Tag("key") != list(STANDING_KEYS))
 
 
 # Every field of a record's hash but its vector: what searches return and HMGET reads.

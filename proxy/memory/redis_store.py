@@ -33,6 +33,7 @@ from proxy.memory.redis_schema import (
     hash_row,
     list_filter,
     load_index_schema,
+    standing_filter,
     visibility_filter,
 )
 from proxy.memory.redis_state import (
@@ -148,6 +149,8 @@ class RedisMemoryStore(RedisScopeState):
 
     async def recall(self, query: RecallQuery) -> list[ScoredMemory]:
         where = visibility_filter(query.scope, query.readable) & current_filter()
+        if query.standing is not None:
+            where = where & standing_filter(query.standing)
         searches: list[Any] = []
         if query.vector is not None:
             searches.append(
@@ -329,11 +332,21 @@ class RedisMemoryStore(RedisScopeState):
             raise StoreUnavailable(f"delete failed: {exc}") from exc
 
     async def visible_current(
-        self, scope: Scope, limit: int, readable: frozenset[str] = frozenset(SCOPE_LEVELS)
+        self,
+        scope: Scope,
+        limit: int,
+        readable: frozenset[str] = frozenset(SCOPE_LEVELS),
+        standing: bool | None = None,
+        keys: list[str] | None = None,
     ) -> list[Memory]:
         """Up to ``limit`` current records a request may see, newest first."""
+        where = visibility_filter(scope, readable) & current_filter()
+        if standing is not None:
+            where = where & standing_filter(standing)
+        if keys is not None:
+            where = where & (Tag("key") == (keys or ["no-such-key"]))
         search = FilterQuery(
-            visibility_filter(scope, readable) & current_filter(),
+            where,
             return_fields=self._return_fields,
             num_results=limit,
             sort_by=("observed_at", "DESC"),

@@ -23,6 +23,7 @@ class RecallQuery:
     text_weight: float = 0.6
     vector_weight: float = 0.4
     readable: frozenset[str] = frozenset(SCOPE_LEVELS)  # levels the principal may read
+    standing: bool | None = None  # only standing records (True), only the others (False), or all
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +31,7 @@ class ScoredMemory:
     memory: Memory
     score: float
     similarity: float | None = None  # cosine similarity of the vector match, if it matched
+    keyword_rank: int | None = None  # rank in the keyword (BM25) results, if it matched words of the query
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,8 +105,16 @@ class MemoryStore(Protocol):
     async def recall(self, query: RecallQuery) -> list[ScoredMemory]: ...
 
     async def visible_current(
-        self, scope: Scope, limit: int, readable: frozenset[str] = frozenset(SCOPE_LEVELS)
-    ) -> list[Memory]: ...
+        self,
+        scope: Scope,
+        limit: int,
+        readable: frozenset[str] = frozenset(SCOPE_LEVELS),
+        standing: bool | None = None,
+        keys: list[str] | None = None,
+    ) -> list[Memory]:
+        """Up to ``limit`` current records a request may see, newest first; only the standing ones
+        (``True``) or only the others (``False``); only those filling one of ``keys``."""
+        ...
 
     async def put(self, memory: Memory, vector: Vectors) -> None: ...
 

@@ -91,7 +91,8 @@ async def recall_for(
     if not await services.ensure_store():
         return RecallOutcome(status="degraded", reason="store unavailable")
     settings = services.recall_settings()
-    return await recall(services.store, services.embeddings, scope, text, settings, principal.read)
+    asked = services.vocabulary.categories_asked(text)
+    return await recall(services.store, services.embeddings, scope, text, settings, principal.read, asked)
 
 
 async def forget_requested(
