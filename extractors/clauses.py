@@ -229,6 +229,11 @@ class ClauseReader:
         )
         if "used" in words and "to" in words and head.lemma_ != "use":
             clause.tense = "past"  # "we used to deploy on heroku"
+        if "used" in words and "to" in words and head.lemma_ == "use" and head.tag_ == "VB":
+            clause.tense = "past"  # "we used to use npm"
+        joined_words = " ".join(words)
+        if "no longer" in joined_words or "anymore" in words or "any more" in joined_words:
+            clause.negated = True
 
         # how it is said
         first = self._first_content(clause)
@@ -264,6 +269,8 @@ class ClauseReader:
             return "third"
         possessors = {c.lower_ for c in subject.children if c.dep_ == "poss"}
         noun = subject.lemma_.lower()
+        if any(c.lower_ in ("other", "another", "different") for c in subject.children):
+            return "third"  # "the other team uses Jest"
         if any(c.lower_ in ("favourite", "favorite", "fav", "fave") for c in subject.children) and not possessors - {"my"}:
             return "speaker_thing"  # "favourite lang is still ocaml"
         if possessors & {"my", "mine"}:
@@ -428,7 +435,21 @@ class ClauseReader:
         if any(w in lex["transient_time"] for w in words):
             return True
         text = " ".join(words)
-        return any(p in text for p in ("right now", "at the moment", "this week", "this morning", "for now"))
+        return any(
+            p in text
+            for p in (
+                "right now",
+                "at the moment",
+                "this week",
+                "this morning",
+                "for now",
+                "next week",
+                "next month",
+                "this weekend",
+                "until ",
+                "for the next",
+            )
+        )
 
     @staticmethod
     def _standing_phrase(words: list[str]) -> bool:

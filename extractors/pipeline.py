@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import threading
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from spacy.language import Language
@@ -81,7 +81,8 @@ def _tech(nlp: Language, name: str) -> TechMarker:
 class _Unit:
     batch: int
     turn: Turn
-    line: str
+    line: str  # as parsed: each command replaced by a placeholder word ("CMD1")
+    commands: dict[str, Command]  # placeholder -> the command as written
 
 
 @dataclass(slots=True)
@@ -91,6 +92,7 @@ class _Read:
     sentence: str
     correcting: bool = False
     bare: Any = None  # the corrected value when the correction names no slot ("sorry, I meant Utrecht")
+    placed: dict[str, Command] = field(default_factory=dict)  # the line's commands, by placeholder
 
 
 class ClauseExtractor:
@@ -134,7 +136,7 @@ class ClauseExtractor:
 
     def _extract_many(self, batches: list[list[Turn]]) -> list[list[Candidate]]:
         units = [
-            _Unit(batch_no, turn, _PARENTHESES.sub("", line) if turn.role == "assistant" else line)
+            self._unit(batch_no, turn, _PARENTHESES.sub("", line) if turn.role == "assistant" else line)
             for batch_no, turns in enumerate(batches)
             for turn in turns
             if turn.role in ("user", "assistant")
@@ -148,7 +150,7 @@ class ClauseExtractor:
             question = asked[unit.batch] if unit.turn.role == "user" and unit.batch not in first_line else None
             if unit.turn.role == "user":
                 first_line.add(unit.batch)
-            found[unit.batch].extend(self._read(doc, unit.turn, question))
+            found[unit.batch].extend(self._read(doc, unit.turn, question, unit.commands))
         results: list[list[Candidate]] = []
         for batch_no, turns in enumerate(batches):
             reads = self._resolve_corrections(found[batch_no], turns)
@@ -168,9 +170,29 @@ class ClauseExtractor:
                 return question.id, question.key, question.text, groups
         return None
 
-    def _read(self, doc: Any, turn: Turn, question: Any = None) -> list[_Read]:
+    def _unit(self, batch: int, turn: Turn, line: str) -> _Unit:
+        """A line to parse, its commands set aside: "run `pnpm lint --fix` before you push" is parsed
+        as "run CMD1 before you push" (a command's words otherwise break the parse)."""
+        commands: dict[str, Command] = {}
+        parts: list[str] = []
+        last = 0
+        for command in self.shell.find(line):
+            if not (command.quoted or command.arguments) or command.start < last:
+                continue
+            name = f"CMD{len(commands) + 1}"
+            commands[name] = command
+            start = command.start - 1 if command.quoted else command.start
+            end = command.end + 1 if command.quoted else command.end
+            parts += [line[last:start], name]
+            last = end
+        parts.append(line[last:])
+        return _Unit(batch, turn, "".join(parts), commands)
+
+    def _read(
+        self, doc: Any, turn: Turn, question: Any = None, placed: dict[str, Command] | None = None
+    ) -> list[_Read]:
         techs = list(doc.spans["tech"])
-        commands = self._commands(doc)
+        commands = self._commands(doc, placed or {})
         # frames are about the speaker's own life: a doc that never speaks of itself skips the matcher
         personal = turn.role == "user" and (
             any(t.lower_ in _PERSONAL_CUES for t in doc) or any(s[0].tag_ in ("VBD", "VBN", "JJ") for s in doc.sents)
@@ -205,11 +227,11 @@ class ClauseExtractor:
                     # the exception, as said, stands for the sentence; its unqualified parts are not rules
                     facts = [f for f in facts if f.kind != "procedural" and f.scope == "project" and f.key] + exceptions
             facts = _unique_slots(facts)
-            reads += [_Read(f, turn, text, correcting) for f in facts]
+            reads += [_Read(f, turn, text, correcting, placed=placed or {}) for f in facts]
             if correcting and not any(f.key for f in facts):
                 bare = self._bare_value(sent, techs, commands)
                 if bare is not None:
-                    reads.append(_Read(bare, turn, text, True, bare=bare))
+                    reads.append(_Read(bare, turn, text, True, bare=bare, placed=placed or {}))
         return reads
 
     def _clause_facts(
@@ -232,7 +254,7 @@ class ClauseExtractor:
         if readers.states_stack(clause):
             facts += readers.stack(clause, [s for s in techs if s.start not in in_commands])
             facts += readers.named_in_slot(clause, in_commands | {f.anchor for f in facts})
-        if not any(f.kind == "procedural" for f in facts):
+        if not any(f.kind == "procedural" or f.key for f in facts):
             facts += readers.rules(clause)
         facts += readers.preference(clause)
         framed = readers.framed(clause, hits, turn.role)
@@ -258,12 +280,18 @@ class ClauseExtractor:
         stated = [c for c in clauses if c.subject is not None and c.mood == "statement"]
         return not stated and not any(c.mood == "imperative" for c in clauses)
 
-    def _commands(self, doc: Any) -> list[tuple[Command, Any]]:
+    def _commands(self, doc: Any, placed: dict[str, Command]) -> list[tuple[Command, Any]]:
+        """The commands of a parsed line: those set aside (each now one token) and bare programs."""
         found = []
+        for token in doc:
+            if token.text in placed:
+                command = placed[token.text]
+                found.append((replace(command, start=token.idx, end=token.idx + len(token.text)), doc[token.i : token.i + 1]))
         for command in self.shell.find(doc.text):
-            span = doc.char_span(command.start, command.end, alignment_mode="expand")
-            if span is not None and len(span):
-                found.append((command, span))
+            if command.arguments == 0 and not command.quoted and not command.text.startswith("CMD"):
+                span = doc.char_span(command.start, command.end, alignment_mode="expand")
+                if span is not None and len(span):
+                    found.append((command, span))
         return found
 
     def _bare_value(self, sent: Any, techs: list[Any], commands: list[tuple[Command, Any]]) -> Fact | None:
@@ -345,6 +373,7 @@ class ClauseExtractor:
         return qualifier_in(self.qualifiers, text, max(start, 0), end)
 
     def _candidate(self, read: _Read) -> Candidate | None:
+        read = _restored(read)
         fact = read.fact
         if not fact.value.strip() or not fact.text or keeps_first_person(fact.text):
             return None
@@ -393,6 +422,31 @@ def _unique_slots(facts: list[Fact]) -> list[Fact]:
         seen.add(marker)
         unique.append(fact)
     return unique
+
+
+_PLACEHOLDER = re.compile(r"\bCMD(\d+)\b")
+
+
+def _restored(read: _Read) -> _Read:
+    """The commands put back in place of their placeholders, everywhere the fact quotes its line."""
+    placed = read.placed
+    if not placed:
+        return read
+
+    def back(text: str | None) -> str | None:
+        if text is None:
+            return None
+        return _PLACEHOLDER.sub(lambda m: placed[m.group(0)].text if m.group(0) in placed else m.group(0), text)
+
+    fact = replace(
+        read.fact,
+        value=back(read.fact.value) or "",
+        text=back(read.fact.text) or "",
+        span=back(read.fact.span) or "",
+        previous=back(read.fact.previous),
+        previous_text=back(read.fact.previous_text),
+    )
+    return replace(read, fact=fact, sentence=back(read.sentence) or "")
 
 
 def _only_no(text: str) -> bool:

@@ -188,6 +188,11 @@ class Readers:
     def __init__(self, lexicon: Lexicon, vocabulary: Vocabulary) -> None:
         self.lex = lexicon
         self.vocab = vocabulary
+        # past tense that brings a new state: "we switched to pnpm", "we adopted Nx"
+        self._changes = (
+            lexicon["switch_verb"] | lexicon["replace_verb"] | lexicon["report_verb"]
+            | frozenset({"adopt", "standardize", "standardise", "pick", "choose", "settle", "introduce", "rewrite"})
+        )
 
     # -- stack ---------------------------------------------------------------------------------------
 
@@ -212,14 +217,25 @@ class Readers:
         """Products a clause says the project uses (or the user, for their own tools)."""
         facts: list[Fact] = []
         mine = [s for s in techs if (clause.has(s.root) or clause.has(s[0])) and not self._modifier(s)]
+        if clause.mood == "imperative":
+            # "use pnpm, not npm" names the tool; "use type hints in new Python code" does not
+            mine = [s for s in mine if s.root.dep_ in ("dobj", "conj", "appos") and _object_of(s.root, clause.head)]
+        mine = [s for s in mine if not _quoted(s)]
         if not mine:
             return facts
+        if clause.tense == "past" and clause.head.lemma_.lower() not in self._changes and clause.mood != "fragment":
+            return facts  # "we used Jest back then": not what it uses now
         sentence_techs = [s for s in techs if s.sent.start == clause.head.sent.start]
         gone = [s for s in sentence_techs if self._gone(s)]
         previous = [s for s in mine if self._is_previous(s, clause)] + [s for s in gone if s not in mine]
         others = [s for s in mine if s not in previous and self._is_other(s)]
         current = [s for s in mine if s not in previous and s not in gone and s not in others and not clause.negated]
         previous += [s for s in gone if s in mine and s not in previous]
+        named = self._label_of(clause.subject) if clause.subject is not None and clause.about == "project" else None
+        if named is not None and self.vocab.slot(named).scope == "project":
+            for span in current:
+                if span.root.dep_ in ("attr", "dobj", "pobj", "appos") and span.label_ != named:
+                    span.label_ = named  # "our package manager is bun now": bun, as the package manager
         by_category: dict[str, list[Span]] = {}
         for span in current:
             if self.vocab.slot(span.label_).scope == "user" and clause.about not in ("speaker", "implied"):
@@ -386,7 +402,7 @@ class Readers:
                         value = next((c for c in head.children if c.dep_ == "dobj"), value)
                         continue
                 phrase = self.vocab.category_of_phrase(head.lemma_, child.lower_)
-                if pobj is not None and (phrase or category) and value is None:
+                if pobj is not None and phrase and value is None:
                     category = category or phrase
                     value = pobj
             elif child.dep_ in ("attr", "dobj", "oprd") and category is not None and value is None:
@@ -443,11 +459,7 @@ class Readers:
         for piece in _pieces(sent):
             if question_from is not None and piece[-1].i >= question_from:
                 continue
-            inside_piece = range(piece.start, piece.end)
-            if any(
-                t.dep_ in ("nsubj", "nsubjpass") and t.head.i in inside_piece and t.head.tag_ in ("VBZ", "VBP", "VBD", "MD")
-                for t in piece
-            ):
+            if _clausal(piece):
                 continue  # a clause: the clause readers take it
             words = [t for t in piece if not t.is_punct]
             if not words or any(self._unsure(t) for t in piece):
@@ -515,8 +527,9 @@ class Readers:
     def _label(self, piece: Span) -> tuple[str | None, int, str | None]:
         """A label at the start of a piece: its category, where the value starts, a command purpose."""
         tokens = list(piece)
-        while len(tokens) > 2 and tokens[0].lower_ in ("favourite", "favorite", "fav", "fave", "my", "our", "preferred", "main"):
-            tokens = tokens[1:]  # "favourite editor: helix"
+        leading = ("favourite", "favorite", "fav", "fave", "my", "our", "preferred", "main", "run", "to")
+        while len(tokens) > 2 and tokens[0].lower_ in leading:
+            tokens = tokens[1:]  # "favourite editor: helix", "run tests: make check"
         for size in (3, 2, 1):
             if len(tokens) <= size:
                 continue
@@ -554,10 +567,14 @@ class Readers:
         for command, tokens in commands:
             if not (clause.has(tokens[0]) or clause.has(tokens.root)):
                 continue
-            if not command.arguments and not command.quoted and not self._ran(tokens, clause):
+            named = self._subject_purpose(clause) is not None or self._to_purpose(clause) is not None
+            if not command.arguments and not command.quoted and not self._ran(tokens, clause) and not named:
                 continue  # "we use pytest" names a product, not a command
             checkpoint = self._checkpoint(clause)
-            purpose = self._to_purpose(clause) or command.purpose or self._purpose(clause, tokens)
+            purpose = self._to_purpose(clause) or self._subject_purpose(clause) or command.purpose
+            purpose = purpose or self._purpose(clause, tokens)
+            if clause.mood == "imperative" and not (checkpoint or self._to_purpose(clause) or clause.standing):
+                continue  # "try running npm install again": a request for now
             if checkpoint:
                 facts.append(self._check_fact(command.text, checkpoint, clause))
             elif purpose:
@@ -591,7 +608,9 @@ class Readers:
         for marker in sent:
             if marker.lower_ not in _BEFORE:
                 continue
-            if not clause.has(marker) and _clause_head_of(marker) is not clause.head:
+            owner = _clause_head_of(marker)
+            inner = owner.i != clause.head.i and owner.dep_ in ("ccomp", "relcl") and clause.head in owner.ancestors
+            if not clause.has(marker) and owner.i != clause.head.i and not inner:
                 continue
             for token in doc[marker.i + 1 : min(sent.end, marker.i + 6)]:
                 lower = token.lower_
@@ -615,13 +634,19 @@ class Readers:
                     return purpose
         return None
 
-    def _purpose(self, clause: Clause, command: Span) -> str | None:
-        """ "tests run with X", "the test command is X", "we deploy with X", "regenerate with X"."""
+    @staticmethod
+    def _subject_purpose(clause: Clause) -> str | None:
+        """ "the lint command is X", "tests run with X", "linting is done with X"."""
         subject = clause.subject
-        if subject is not None:
-            for word in (subject.lower_, subject.lemma_.lower(), *(c.lower_ for c in subject.children)):
-                if word in _PURPOSE_WORDS:
-                    return _PURPOSE_WORDS[word]
+        if subject is None or clause.head.dep_ == "conj":
+            return None
+        for word in (subject.lower_, subject.lemma_.lower(), *(c.lower_ for c in subject.children)):
+            if word in _PURPOSE_WORDS:
+                return _PURPOSE_WORDS[word]
+        return None
+
+    def _purpose(self, clause: Clause, command: Span) -> str | None:
+        """ "we deploy with X", "regenerate the client with X"."""
         head = clause.head.lemma_.lower()
         if head in ("lint", "test", "deploy", "format", "build", "typecheck", "migrate", "generate", "regenerate"):
             return _PURPOSE_WORDS.get(head)
@@ -687,7 +712,8 @@ class Readers:
         if not body:
             return []
         if not body.startswith(SUBJECT_MARK) and clause.mood != "question":
-            body = plain(_without_please(trim(_contiguous(clause))))  # as said, with its asides
+            tokens = _without_please(trim(_contiguous(clause)))
+            body = plain(tokens)  # as said, with its asides
         # what the whole sentence is about decides whose rule it is ("assume fish when you give me commands")
         scope = self.rule_scope([t for t in clause.head.sent if not t.is_space])
         return [self._rule_fact(body, tokens, scope, clause.tokens, clause.head.i, "rules.standing")]
@@ -724,13 +750,6 @@ class Readers:
             "favour",
             "assume",
             "skip",
-            "answer",
-            "reply",
-            "respond",
-            "explain",
-            "write",
-            "talk",
-            "address",
         ):
             obj = [t for t in clause.tokens if t.dep_ in ("dobj", "pobj", "attr", "xcomp", "ccomp", "oprd", "acomp")]
             return bool(obj) and not any(t.lower_ in _DEICTIC for t in obj)
@@ -750,6 +769,8 @@ class Readers:
         lemmas = {t.lemma_.lower() for t in tokens}
         if clause.subject is not None and clause.subject.lower_ in _DEICTIC:
             return None
+        if any(c.dep_ == "dobj" and c.lower_ in _DEICTIC for c in clause.head.children):
+            return None  # "we use it for everything"
         duty = clause.modal in ("must", "should", "shall") or _has_to(clause.head)
         if clause.about == "group":
             if clause.negated and "never" not in words:
@@ -892,8 +913,13 @@ class Readers:
                     return "response_length", token.text
         for i, word in enumerate(words):
             if word in ("tabs", "spaces", "tab", "space") or re.match(r"^\d+-space", word):
-                start = i - 1 if i > 0 and words[i - 1].isdigit() else i
-                return "indentation", joined(tokens[start : i + 1])
+                start = i
+                while start > 0 and (words[start - 1].isdigit() or words[start - 1] in ("-", "four", "two", "eight")):
+                    start -= 1
+                end = i + 1
+                if end < len(words) and words[end] in ("indentation", "indent", "indents", "indenting"):
+                    end += 1
+                return "indentation", joined(tokens[start:end])
         return None, None
 
     @staticmethod
@@ -920,23 +946,25 @@ class Readers:
             "group",
         ):
             return []
-        if clause.mood == "question" or clause.hedged or clause.reported or clause.conditional:
+        if clause.mood == "question" or clause.hedged or clause.reported or clause.conditional or clause.negated:
             return []
         if head.lemma_.lower() in ("like", "love", "want", "need") and not self._shapes_output(clause):
             return []
         xcomp = any(c.dep_ == "xcomp" and c.pos_ == "VERB" for c in head.children)
         if clause.tense == "future" or (xcomp and head.lemma_ != "prefer"):
             return []
-        obj = [t for t in clause.tokens if t.i > head.i]
+        obj = [t for t in _contiguous(clause) if t.i > head.i]
         if not obj:
             return []
         value = plain(obj)
         scope = "user" if clause.about == "speaker" else "project"
         key, slot_value = self._rule_slot(obj, "user")
-        text = third_person(trim(clause.tokens), clause.subject)
-        if key is not None and slot_value is not None:
+        text = third_person(trim(_contiguous(clause)), clause.subject)
+        if key == "indentation" and slot_value is not None:
             text = self._slot_text(key, slot_value, text)
             value = slot_value
+        else:
+            key = None  # "I'd prefer answers in German": kept as said
         return [
             Fact(
                 kind="semantic" if scope == "user" else "procedural",
@@ -978,6 +1006,8 @@ class Readers:
             if clause.tense == "past" and not frame.past:
                 continue  # "since i was five": was, not is
             value_token = hit.nodes[frame.value]
+            if value_token._.tech is not None and frame.scope == "user" or value_token.lower_ in self.lex["timezone"]:
+                continue  # "we moved to Node 22", "I'm in PST": a product or a zone, not a place
             value = _value_of(value_token, frame.span)
             if not value or value.lower() in _DEICTIC:
                 continue
@@ -1175,6 +1205,9 @@ class Readers:
         key = self._role_key(clause)
         if key == "role":
             value = self.role_value(clause) or value
+        indentation, spaces = self._rule_slot(clause.tokens, "user")
+        if indentation == "indentation" and spaces:
+            key, value, text = indentation, spaces, self._slot_text(indentation, spaces, text)
         return [
             Fact(
                 kind="semantic",
@@ -1200,7 +1233,8 @@ class Readers:
         if noun in self.lex["diet_word"] or noun in self.lex["kin_noun"]:
             return None
         suffixes = self.lex["occupation_suffix"]
-        return "role" if any(noun.endswith(s) for s in suffixes) and len(noun) > 4 else None
+        whole = noun in suffixes
+        return "role" if whole or (len(noun) > 4 and any(noun.endswith(s) for s in suffixes if len(s) <= 4)) else None
 
     @staticmethod
     def role_value(clause: Clause) -> str:
@@ -1492,17 +1526,40 @@ def _fill(template: str, value: str) -> str:
     return template.replace("{value}", value).replace("{subject}", SUBJECT_MARK)
 
 
-_CLAUSE_HEAD_DEPS = frozenset({"ROOT", "conj", "ccomp", "advcl", "parataxis"})
-
-
-def _clause_head_of(token: Token) -> Token:
-    """The head of the clause a modifier hangs from: "before you push" belongs to "run"."""
-    head = token.head
-    while head.head.i != head.i and not (head.dep_ in _CLAUSE_HEAD_DEPS and head.pos_ in ("VERB", "AUX") and head.i != token.head.i):
-        if head.dep_ in ("ccomp", "conj", "parataxis") and head.pos_ in ("VERB", "AUX"):
-            break
+def _clause_head_of(marker: Token) -> Token:
+    """The verb a "before ..." modifier belongs to: "run X before you push" -> "run"."""
+    head = marker.head
+    if marker.dep_ == "mark" and head.dep_ == "advcl":
+        return head.head  # "before you push" is a clause of its own, hanging from "run"
+    while head.pos_ not in ("VERB", "AUX") and head.head.i != head.i:
         head = head.head
     return head
+
+
+def _clausal(piece: Span) -> bool:
+    """A piece that is a clause, not an item: it has a subject or a modal, or it opens with a verb
+    that takes an object ("call me Sam", "generate a Dockerfile", "try running npm install")."""
+    inside = range(piece.start, piece.end)
+    if any(t.dep_ in ("nsubj", "nsubjpass") and t.head.i in inside for t in piece):
+        return True
+    if any(t.tag_ == "MD" for t in piece):
+        return True
+    first = next((t for t in piece if not t.is_punct), None)
+    if first is None or first._.tech is not None or first.pos_ != "VERB" or first.tag_ not in ("VB", "VBP"):
+        return False
+    return any(c.dep_ in ("dobj", "xcomp", "ccomp", "dative") or c.lower_ in ("me", "it", "this") for c in first.children)
+
+
+def _object_of(token: Token, head: Token) -> bool:
+    while token.dep_ == "conj" and token.head.i != token.i:
+        token = token.head
+    return token.head.i == head.i
+
+
+def _quoted(span: Span) -> bool:
+    """ "\"We use yarn\" is what the old README said": words in quotes are someone else's."""
+    before = span.doc[span.sent.start : span.start].text
+    return before.count('"') % 2 == 1 or before.count("\u201c") > before.count("\u201d")
 
 
 def _contiguous(clause: Clause) -> list[Token]:
@@ -1592,9 +1649,12 @@ def _value_of(token: Token, how: str) -> str:
     parts = [
         t
         for t in token.subtree
-        if t.dep_ not in ("relcl", "punct", "appos")
-        and not (t.dep_ == "det" and t.i == token.left_edge.i and t.lower_ == "the")
+        if t.dep_ not in ("relcl", "appos") and not (t.dep_ == "det" and t.i == token.left_edge.i and t.lower_ == "the")
     ]
+    while parts and parts[-1].is_punct:
+        parts.pop()
+    while parts and parts[0].is_punct:
+        parts.pop(0)
     return joined(parts)
 
 

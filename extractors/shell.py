@@ -159,6 +159,8 @@ class Shell:
     def _fits(program: Program, word: str, args: list[tuple[int, int, str]]) -> bool:
         if word[:1].isupper() and program.needs_argument:
             return False  # "Make sure", "Go ahead": a capitalised verb, not a program
+        if args and re.match(r"^v?\d+(?:\.\d+)*$", args[0][2]):
+            return False  # "rails 7", "node 20": a product and its version
         if program.needs_argument and not args:
             return False
         return not (program.subcommands and (not args or args[0][2] not in program.subcommands))
