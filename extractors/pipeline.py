@@ -245,8 +245,11 @@ class ClauseExtractor:
         readers = self.readers
         if turn.role == "assistant":
             return readers.report(clause, techs, commands)
-        if clause.mood == "question" or clause.reported:
-            return []
+        polite = clause.mood == "question" and clause.about == "you" and clause.standing
+        if (clause.mood == "question" and not polite) or clause.reported:
+            return []  # but "could you always answer in German?" is a standing request
+        if polite:
+            return readers.rules(clause)
         facts = readers.commands(clause, commands) if clause.asserted or clause.mood == "imperative" else []
         used = {f.value for f in facts}
         # products inside a command ("`npm run codegen`") are its words, not a statement of the stack

@@ -217,6 +217,11 @@ class Readers:
         """Products a clause says the project uses (or the user, for their own tools)."""
         facts: list[Fact] = []
         mine = [s for s in techs if (clause.has(s.root) or clause.has(s[0])) and not self._modifier(s)]
+        if any(
+            t.dep_ == "poss" and (t.lower_ in ("their", "his", "her", "your") or t.lemma_.lower() in self.lex["person_noun"])
+            for t in clause.tokens
+        ):
+            return facts  # "the vendor's API runs on Java 8", "their frontend is Angular"
         if clause.mood == "imperative":
             # "use pnpm, not npm" names the tool; "use type hints in new Python code" does not
             mine = [s for s in mine if s.root.dep_ in ("dobj", "conj", "appos") and _object_of(s.root, clause.head)]
@@ -231,7 +236,10 @@ class Readers:
         others = [s for s in mine if s not in previous and self._is_other(s)]
         current = [s for s in mine if s not in previous and s not in gone and s not in others and not clause.negated]
         previous += [s for s in gone if s in mine and s not in previous]
-        named = self._label_of(clause.subject) if clause.subject is not None and clause.about == "project" else None
+        named = None
+        if clause.subject is not None and clause.about == "project" and clause.head.lemma_ == "be":
+            if clause.subject.lemma_.lower() not in self.lex["project_noun"]:
+                named = self._label_of(clause.subject)  # "our package manager is ...", "the db is ..."
         if named is not None and self.vocab.slot(named).scope == "project":
             for span in current:
                 if span.root.dep_ in ("attr", "dobj", "pobj", "appos") and span.label_ != named:
@@ -640,6 +648,8 @@ class Readers:
         subject = clause.subject
         if subject is None or clause.head.dep_ == "conj":
             return None
+        if any(c.lower_ == "type" for c in subject.children):
+            return "typecheck"  # "type checks are run with mypy --strict"
         for word in (subject.lower_, subject.lemma_.lower(), *(c.lower_ for c in subject.children)):
             if word in _PURPOSE_WORDS:
                 return _PURPOSE_WORDS[word]
@@ -687,7 +697,7 @@ class Readers:
         merge everything"), and norms about code ("`any` is banned", "branch names have to be ...")."""
         if clause.hedged or clause.planned or clause.conditional or clause.reported:
             return []
-        tokens = _without_please(trim(clause.tokens))
+        tokens = _without_please(trim(_contiguous(clause) if clause.mood == "imperative" else clause.tokens))
         if len(tokens) < 2:
             return []
         body: str | None = None
@@ -981,8 +991,10 @@ class Readers:
 
     def _shapes_output(self, clause: Clause) -> bool:
         """ "I like my answers short", "I want responses in German": about the assistant's output."""
-        words = {t.lower_ for t in clause.tokens}
-        return bool(words & (self.lex["answer_word"] - {"me"})) or bool(words & {"tabs", "spaces"})
+        words = {t.lower_ for t in clause.tokens} | {t.lemma_.lower() for t in clause.tokens}
+        if words & (self.lex["answer_word"] - {"me"}) or words & {"tabs", "spaces"}:
+            return True
+        return any(t.dep_ == "dobj" and t.lemma_.lower() in self.lex["code_noun"] for t in clause.tokens)
 
     # -- personal ------------------------------------------------------------------------------------
 
@@ -1006,8 +1018,11 @@ class Readers:
             if clause.tense == "past" and not frame.past:
                 continue  # "since i was five": was, not is
             value_token = hit.nodes[frame.value]
-            if value_token._.tech is not None and frame.scope == "user" or value_token.lower_ in self.lex["timezone"]:
-                continue  # "we moved to Node 22", "I'm in PST": a product or a zone, not a place
+            names_someone = frame.span == "name" and frame.key is not None and not frame.key.startswith("home")
+            if value_token._.tech is not None and frame.scope == "user" and not names_someone:
+                continue  # "we moved to Node 22": a product, not a place ("call me Sam" is a name)
+            if value_token.lower_ in self.lex["timezone"]:
+                continue  # "I'm in PST": a time zone
             value = _value_of(value_token, frame.span)
             if not value or value.lower() in _DEICTIC:
                 continue
@@ -1167,7 +1182,7 @@ class Readers:
             t.lemma_.lower() in lex["speech_verb"] | lex["cognition_verb"] for t in clause.tokens if t.pos_ == "VERB"
         ):
             return []  # "my brother keeps saying ...": what someone says, not what is
-        negative_ok = lemma in lex["preference_verb"] or lemma in lex["consume_verb"]
+        negative_ok = lemma in lex["consume_verb"] or (lemma in lex["preference_verb"] and not clause.negated)
         if clause.negated and not negative_ok:
             return []
         progressive_ok = lemma in ("live", "work", "learn", "study", "train", "volunteer")
@@ -1195,6 +1210,8 @@ class Readers:
             content = content or [head]
         if not content or not self._durable(clause, content):
             return []
+        if any(t.lower_ in lex["timezone"] for c in content for t in c.subtree):
+            return []  # "I'm in PST": the time zone reader's
         if clause.about == "implied":
             text = implied_third_person(trim(clause.tokens), head)
         else:
@@ -1568,9 +1585,13 @@ def _contiguous(clause: Clause) -> list[Token]:
     doc = clause.head.doc
     end = clause.end
     for child in clause.children:
+        if child.head.dep_ not in ("conj", "parataxis"):
+            end = max(end, child.end)  # "squash commits when merging": what it is said of goes with it
+    for child in clause.children:
         if child.start > clause.head.i and child.head.dep_ in ("conj", "parataxis"):
             end = min(end, child.start)
-    return [t for t in doc[clause.start : end] if not t.is_space]
+    start = min([clause.start, *(c.start for c in clause.children if c.head.dep_ not in ("conj", "parataxis"))])
+    return [t for t in doc[start:end] if not t.is_space]
 
 
 def _has_to(head: Token) -> bool:
