@@ -424,7 +424,7 @@ class ClauseReader:
             verb = token.head
             if verb.pos_ in ("VERB", "AUX") and verb.lemma_.lower() in says and token.dep_ != "conj":
                 speaker = _subject_of(verb)
-                if speaker is None or speaker.lower_ not in ("i", "we"):
+                if speaker is None or speaker.lower_ not in ("i", "we", "you", "u"):
                     return True  # "my brother keeps saying we should ...", "Tom said they use yarn"
             token = verb
         return False

@@ -50,9 +50,6 @@ _DEICTIC = frozenset(
         "her",
         "stuff",
         "something",
-        "anything",
-        "everything",
-        "nothing",
         "things",
         "thing",
         "way",
@@ -575,6 +572,9 @@ class Readers:
         for command, tokens in commands:
             if not (clause.has(tokens[0]) or clause.has(tokens.root)):
                 continue
+            trying = clause.head.lemma_.lower() == "try" or any(c.lemma_.lower() == "try" for c in clause.head.children)
+            if trying or any(a.lemma_.lower() == "try" for a in tokens.root.ancestors):
+                continue  # "try running npm install again": a request for now
             named = self._subject_purpose(clause) is not None or self._to_purpose(clause) is not None
             if not command.arguments and not command.quoted and not self._ran(tokens, clause) and not named:
                 continue  # "we use pytest" names a product, not a command
@@ -1288,7 +1288,7 @@ class Readers:
                     return False
             if c.dep_ in ("dobj", "attr") and c.lemma_.lower() in lex["nonfact_object"]:
                 return False
-            if c.dep_ in ("dobj", "attr", "acomp") and c.lower_ in _DEICTIC:
+            if c.dep_ in ("dobj", "attr", "acomp") and c.lower_ in _DEICTIC | {"anything", "everything", "nothing"}:
                 return False
             if c.dep_ == "prep" and any(t.dep_ == "pobj" and t.lower_ in _DEICTIC for t in c.children):
                 return False
@@ -1466,6 +1466,9 @@ class Readers:
         told = " ".join(f.value.lower() for f in facts)
         for token in clause.tokens:
             text = token.text
+            glued = token.i > 0 and not token.whitespace_ and not token.doc[token.i - 1].whitespace_
+            if text == "-" and glued and token.doc[token.i - 1].lower_ not in told:
+                return True  # "pydantic-settings", "python:3.12-slim"
             if token.is_punct or text.lower() in told:
                 continue
             if any(ch.isdigit() for ch in text) and any(ch.isalpha() for ch in text):
@@ -1557,6 +1560,8 @@ def _clausal(piece: Span) -> bool:
     """A piece that is a clause, not an item: it has a subject or a modal, or it opens with a verb
     that takes an object ("call me Sam", "generate a Dockerfile", "try running npm install")."""
     inside = range(piece.start, piece.end)
+    if any(t.text in (":", "=", "->", "=>") for t in piece[:4]):
+        return False  # "deploy = ./scripts/deploy.sh": a labeled note
     if any(t.dep_ in ("nsubj", "nsubjpass") and t.head.i in inside for t in piece):
         return True
     if any(t.tag_ == "MD" for t in piece):

@@ -21,7 +21,9 @@ _PROSE = frozenset(
     "please locally prior as because since otherwise but which that it is are was be this these those "
     "with without from by via not never always just also only once twice again now here there sure "
     "sense certain you we i they he she my our your their its me us them of do does did can will would "
-    "should could might must has have had her him them it me us your his up down out off over".split()
+    "should could might must has have had her him them it me us your his up down out off over last next week "
+    "month year ago today yesterday tomorrow instead too either though there everywhere anyway these days "
+    "since like across all everything mostly again already ever".split()
 )
 _ARG = re.compile(r"""^(?:-{1,2}[\w][\w.-]*(?:=\S+)?|[\w./:@=+%*,~^\[\]{}-]+|'[^']*'|"[^"]*")$""")
 _PATH_PROGRAM = re.compile(r"^(?:\./|\.\./|bin/|scripts?/|tools/|~/)[\w./-]+$|^[\w-]+\.(?:sh|py|ps1|bash)$")

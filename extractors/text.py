@@ -17,6 +17,10 @@ _QUOTE_LINE = re.compile(r"^\s*>.*$", re.MULTILINE)
 _INLINE_CODE = re.compile(r"`([^`\n]{1,200})`")
 _LIST_MARK = re.compile(r"^\s*(?:[-*•–·]|\d+[.)]|[a-z][.)])\s+", re.MULTILINE)
 _SPACES = re.compile(r"[ \t]+")
+_LAUGHTER = re.compile(
+    r"(?<![\w'])(?:lol+|lmao|rofl|ha(?:ha)+h?|he(?:he)+|xd|:\)|:\(|:D|;\))(?![\w'])|[\U0001F300-\U0001FAFF\u2600-\u27BF]",
+    re.I,
+)
 
 # Lines that are logs or code, not something the user is telling us.
 _LOG_LINE = re.compile(
@@ -95,6 +99,7 @@ def learnable_lines(text: str, labels: frozenset[str] = frozenset()) -> list[str
     for line in lines:
         if _machine_line(line):
             continue
+        line = _LAUGHTER.sub(" ", line)  # "moved to Kraków in march lol": the parser takes "lol" for the root
         line = _SPACES.sub(" ", _LIST_MARK.sub("", line)).strip()
         if line:
             kept.append(line)

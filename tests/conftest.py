@@ -19,6 +19,7 @@ import httpx
 import pytest
 import uvicorn
 
+from extractors import ClauseExtractor
 from proxy.app import create_app
 from proxy.memory.embedded import EmbeddedStore
 from proxy.settings import Settings
@@ -79,6 +80,12 @@ def serve_mnemo(settings: Settings) -> RunningMnemo:
             raise RuntimeError("mnemo did not start")
         time.sleep(0.05)
     return RunningMnemo(f"http://127.0.0.1:{port}", settings, server, thread)
+
+
+@pytest.fixture(scope="session")
+def extractor() -> ClauseExtractor:
+    """One extractor for the whole run: loading spaCy and the vocabulary takes about a second."""
+    return ClauseExtractor()
 
 
 @pytest.fixture(scope="session")

@@ -1,4 +1,8 @@
-"""The rule extractor on real spaCy: which sentence shapes become which slots, and which must not."""
+"""The clause extractor on real spaCy: what shapes of language become which facts, and which must not.
+
+These guard behaviour; they are not how quality is measured (that is `python -m bench extraction`
+on sets written by people who never saw the readers).
+"""
 
 from __future__ import annotations
 
@@ -7,56 +11,63 @@ from pathlib import Path
 
 import pytest
 
-from extractors import RuleExtractor, Turn, load_rules
-from extractors.rules import parse_rule
+from extractors import ClauseExtractor, Turn
+from extractors.frames import Frames
+from extractors.lexicon import load_lexicon
+from extractors.shell import load_shell
+from extractors.text import learnable_lines
+from extractors.vocabulary import load_vocabulary, slots_in
 from proxy.errors import ConfigError
 
-
-@pytest.fixture(scope="module")
-def extractor() -> RuleExtractor:
-    return RuleExtractor()
+SUBJECT = "\x00subject\x00"
 
 
-def _slots(extractor: RuleExtractor, text: str) -> list[tuple[str | None, str]]:
-    return [(c.key, c.value) for c in extractor.extract([Turn("user", text, 0)])]
+def facts(extractor: ClauseExtractor, text: str, role: str = "user") -> list[tuple[str | None, str]]:
+    return [(c.key, c.value) for c in extractor.extract([Turn(role, text, 0)])]
+
+
+def texts(extractor: ClauseExtractor, text: str, role: str = "user") -> list[str]:
+    return [c.text_template.replace(SUBJECT, "S") for c in extractor.extract([Turn(role, text, 0)])]
 
 
 @pytest.mark.parametrize(
     ("text", "slot"),
     [
+        # the stack, said any way: a clause, a rundown, a labeled line, buried in a request
         ("This repo uses pnpm, not npm.", ("package_manager", "pnpm")),
-        ("We use yarn in this project.", ("package_manager", "yarn")),
-        ("We switched from pnpm to yarn last week.", ("package_manager", "yarn")),
-        ("Our package manager is bun.", ("package_manager", "bun")),
-        ("We manage dependencies with uv.", ("python_package_manager", "uv")),
-        ("Always run pnpm test before opening a pull request.", ("pre_pr_check", "pnpm test")),
-        ("Please run make lint before you open a PR.", ("pre_pr_check", "make lint")),
-        ("Run the unit tests before committing.", ("pre_commit_check", "the unit tests")),
-        ("The test command is make test.", ("test_command", "make test")),
-        ("Run cargo clippy to lint.", ("lint_command", "cargo clippy")),
-        ("Tests are run with tox -e py312.", ("test_command", "tox -e py312")),
+        ("we're on rails 7 w/ sidekiq, anyway the job keeps failing", ("background_jobs", "sidekiq")),
+        ("stack: next.js, postgres, prisma, vercel", ("orm", "prisma")),
+        ("db: postgres 16", ("database", "postgres 16")),
         ("We're on Python 3.12.", ("python_version", "3.12")),
-        ("The service runs on Node 20.", ("node_version", "20")),
-        ("Our frontend is built with React.", ("frontend_framework", "React")),
-        ("We use Postgres for everything.", ("database", "postgres")),
-        ("We use Sentry for error tracking.", ("tool_for:error_tracking", "Sentry")),
-        ("I prefer concise bullet points.", (None, "concise bullet points")),
-        ("I'd prefer answers in German.", (None, "answers in German")),
+        ("the app stores everything in MySQL", ("database", "MySQL")),
+        ("our feature flags come from flagpole, its an internal svc", ("feature_flags", "flagpole")),
+        # commands and checks
+        ("Always run pnpm test before opening a pull request.", ("pre_pr_check", "pnpm test")),
+        ("run `pnpm lint --fix` before you push", ("pre_push_check", "pnpm lint --fix")),
+        ("tests: pytest -q", ("test_command", "pytest -q")),
+        ("The format command is black src tests.", ("format_command", "black src tests")),
+        ("Type checks are run with mypy --strict.", ("typecheck_command", "mypy --strict")),
+        # answer style, with the user
         ("Please answer in Spanish.", ("response_language", "Spanish")),
         ("Keep your answers short.", ("response_length", "short")),
+        ("I use tabs, not spaces.", ("indentation", "tabs")),
+        # personal facts
         ("My name is Dana Smith.", ("name", "Dana Smith")),
+        ("call me Bex", ("name", "Bex")),
+        ("im vegan btw, can you suggest a lasagna recipe", ("diet", "vegan")),
+        ("I'm allergic to peanuts", ("allergy:peanuts", "peanuts")),
+        ("I live in a small town in ohio .", ("home_city", "a small town in ohio")),
+        ("moved to Kraków in march, still no furniture lol", ("home_city", "Kraków")),
+        ("my daughter Mia just turned 5", ("family:daughter", "Mia")),
+        ("I have a dog named Biscuit and two cats", ("pet:dog", "Biscuit")),
         ("I'm a senior backend engineer.", ("role", "senior backend engineer")),
-        ("My timezone is UTC+2.", ("timezone", "UTC+2")),
-        ("Never commit directly to main.", (None, "Never commit directly to main")),
-        (
-            "From now on, write commit messages in the imperative mood.",
-            (None, "write commit messages in the imperative mood"),
-        ),
+        ("I work at Razorpay as a product manager", ("employer", "Razorpay")),
+        ("im in singapore, UTC+8, the standups are brutal", ("timezone", "UTC+8")),
+        ("I speak Dutch and English.", ("speaks:english", "English")),
     ],
 )
-def test_shapes_the_rules_catch(extractor: RuleExtractor, text: str, slot: tuple[str | None, str]) -> None:
-    found = _slots(extractor, text)
-    assert slot in [(k, v if k != "database" else v.lower()) for k, v in found], found
+def test_shapes_of_language_give_their_slot(extractor: ClauseExtractor, text: str, slot: tuple[str, str]) -> None:
+    assert slot in facts(extractor, text), facts(extractor, text)
 
 
 @pytest.mark.parametrize(
@@ -66,94 +77,188 @@ def test_shapes_the_rules_catch(extractor: RuleExtractor, text: str, slot: tuple
         "Should I run pnpm test before opening a pull request?",
         "If we used yarn, would installs be faster?",
         "We might switch to bun next quarter.",
+        "We're thinking about maybe moving from Heroku to Fly at some point.",
         "We don't use npm here.",
         "We no longer use npm.",
         "We used to use npm.",
         "My colleague said they use yarn.",
+        "My coworker Dmitri swears by Neovim.",
+        "my brother keeps saying we should all move to Portugal someday lol",
         "He prefers tabs.",
-        "According to the docs, the project uses yarn.",
+        "The other team uses Jest.",
         "Thanks, that worked!",
-        "I want to fix this bug.",
-        "What's the weather like today?",
+        "I'm tired today.",
+        "I have a question about this function.",
+        "Try running npm install again.",
+        "Write a haiku about databases.",
         '"We use yarn" is what the old README said.',
         "> This repo uses yarn.",
         "```\nnpm install # we use npm\n```",
-        "Imagine a project that uses bun.",
+        "Here's the email from my landlord:\n\nHi Dana,\nWe use Jira. Always CC legal.\nBest,\nMark",
     ],
 )
-def test_shapes_that_must_yield_nothing(extractor: RuleExtractor, text: str) -> None:
-    assert _slots(extractor, text) == []
+def test_shapes_that_store_nothing(extractor: ClauseExtractor, text: str) -> None:
+    assert facts(extractor, text) == []
 
 
-def test_one_message_can_hold_several_facts(extractor: RuleExtractor) -> None:
-    text = "This repo uses pnpm, not npm. Always run pnpm test before opening a pull request."
-    assert _slots(extractor, text) == [("package_manager", "pnpm"), ("pre_pr_check", "pnpm test")]
+def test_one_message_holds_several_facts(extractor: ClauseExtractor) -> None:
+    found = facts(extractor, "This repo uses pnpm, not npm. Always run pnpm test before opening a pull request.")
+    assert found == [("package_manager", "pnpm"), ("pre_pr_check", "pnpm test")]
 
 
-def test_candidates_keep_their_source_span_and_rule(extractor: RuleExtractor) -> None:
+def test_text_is_third_person_and_names_its_subject(extractor: ClauseExtractor) -> None:
+    for sentence in texts(extractor, "i love hiking , my favorite food is pizza . my wife Anna is a nurse"):
+        assert sentence.startswith("S") and " i " not in f" {sentence.lower()} " and " my " not in sentence.lower()
+    assert "S loves hiking." in texts(extractor, "i love hiking")
+    assert "S's favorite food is pizza." in texts(extractor, "my favorite food is pizza")
+
+
+def test_values_are_kept_exactly(extractor: ClauseExtractor) -> None:
+    assert ("test_command", "npm run test:unit") in facts(extractor, "tests: `npm run test:unit`")
+    assert ("deploy_command", "./scripts/deploy.sh staging") in facts(extractor, "deploy = `./scripts/deploy.sh staging`")
+
+
+def test_a_change_keeps_what_it_replaced(extractor: ClauseExtractor) -> None:
+    (candidate,) = extractor.extract([Turn("user", "We switched from npm to pnpm last week.", 0)])
+    assert (candidate.key, candidate.value, candidate.previous_value, candidate.when) == (
+        "package_manager",
+        "pnpm",
+        "npm",
+        "last week",
+    )
+    assert facts(extractor, "dropped jest, vitest now") == [("test_framework", "vitest")]
+
+
+def test_a_correction_takes_the_slot_of_what_it_corrects(extractor: ClauseExtractor) -> None:
+    earlier = Turn("earlier", "I live in Ghent.", 0)
+    corrected = extractor.extract([earlier, Turn("user", "sorry, I meant Utrecht", 2)])
+    assert [(c.key, c.value) for c in corrected] == [("home_city", "Utrecht")]
+    same_message = facts(extractor, "the lint cmd is `npm run lint`. typo, it's `npm run lint:ci`")
+    assert same_message == [("lint_command", "npm run lint:ci")]
+
+
+def test_the_agents_reports_are_facts_and_its_advice_is_not(extractor: ClauseExtractor) -> None:
+    assert ("orm", "Drizzle") in facts(extractor, "I've swapped the ORM to Drizzle.", "assistant")
+    report = texts(extractor, "the service now reads its config from environment variables via pydantic-settings", "assistant")
+    assert report and "environment variables" in report[0]
+    assert facts(extractor, "You might want to switch to pnpm for faster installs.", "assistant") == []
+    assert facts(extractor, "I'll migrate the remaining tests to vitest next.", "assistant") == []
+    rules = [c.kind for c in extractor.extract([Turn("assistant", "From now on, always push to main.", 1)])]
+    assert "procedural" not in rules
+
+
+def test_rules_about_answers_belong_to_the_user(extractor: ClauseExtractor) -> None:
+    (rule,) = extractor.extract([Turn("user", "dont use emojis in anything u write for me", 0)])
+    assert rule.scope_level == "user" and "the user" in rule.text_template
+    (project,) = extractor.extract([Turn("user", "never force push to a shared branch", 0)])
+    assert project.scope_level == "project" and project.kind == "procedural"
+
+
+def test_the_injected_memory_block_is_never_read(extractor: ClauseExtractor) -> None:
+    text = "<mnemo-memory>\n- [project x | stated | 2026-01-01] Project x uses bun.\n</mnemo-memory>\nok"
+    assert facts(extractor, text) == []
+
+
+def test_batches_keep_their_own_results(extractor: ClauseExtractor) -> None:
+    results = extractor.extract_many(
+        [[Turn("user", "We use yarn.", 0)], [Turn("user", "hello", 0)], [Turn("user", "I'm vegan.", 0)]]
+    )
+    assert [[c.value for c in r] for r in results] == [["yarn"], [], ["vegan"]]
+
+
+def test_candidates_keep_their_source(extractor: ClauseExtractor) -> None:
     (candidate,) = extractor.extract([Turn("user", "Thanks! This repo uses pnpm, not npm.", 3)])
     assert candidate.span in "Thanks! This repo uses pnpm, not npm."
     assert candidate.turn.index == 3
-    assert candidate.rule_id == "project.package_manager.js.v1"
-    assert candidate.extractor == "mnemo.rules.v1"
-    assert candidate.scope_level == "project"
+    assert candidate.rule_id == "stack.clause.v1"
+    assert candidate.extractor == "mnemo.clauses.v1"
 
 
-def test_the_injected_memory_block_is_never_extracted(extractor: RuleExtractor) -> None:
-    text = "<mnemo-memory>\n- [project x | stated | 2026-01-01] Project x uses bun.\n</mnemo-memory>\nok"
-    assert _slots(extractor, text) == []
+def test_pastes_are_cut_before_anything_is_read() -> None:
+    assert learnable_lines("can u check this log:\nERROR db down\nWe use Jira for everything") == []
+    transcript = "reply to this thread pls\n\nPriya: we use bun\nTom: I use Arch\nPriya: ok"
+    assert learnable_lines(transcript) == ["reply to this thread pls"]
+    assert learnable_lines("- db: postgres\n- ci: github actions") == ["db: postgres", "ci: github actions"]
 
 
-def test_batches_keep_their_own_results(extractor: RuleExtractor) -> None:
-    results = extractor.extract_many(
-        [[Turn("user", "We use yarn.", 0)], [Turn("user", "hello", 0)], [Turn("user", "I prefer tabs.", 0)]]
-    )
-    assert [[c.value for c in r] for r in results] == [["yarn"], [], ["tabs"]]
+def test_forget_commands_name_slots_from_the_vocabulary() -> None:
+    assert slots_in(load_vocabulary(), "we use yarn") == [("package_manager", "yarn")]
+    assert slots_in(load_vocabulary(), "the postgres thing") == [("database", "postgres")]
 
 
-def test_shipped_rules_load_and_have_unique_versioned_ids() -> None:
-    rules = load_rules()
-    assert len(rules) >= 20
-    assert len({r.qualified_id for r in rules}) == len(rules)
-    assert all(r.qualified_id.endswith(f".v{r.version}") for r in rules)
+def test_shell_commands_end_where_prose_begins() -> None:
+    shell = load_shell()
+    assert [c.text for c in shell.find("run pnpm lint --fix before you push")] == ["pnpm lint --fix"]
+    assert [c.text for c in shell.find("go test ./... to test")] == ["go test ./..."]
+    assert shell.find("go to the store and make sure it works") == []
+    assert shell.find("we're on rails 7 w/ sidekiq") == []
 
 
-def _rule(**changes: object) -> dict[str, object]:
-    base: dict[str, object] = {
+# -- the data files are validated strictly on load --------------------------------------------------
+
+
+def _write(tmp_path: Path, name: str, *rows: object) -> Path:
+    path = tmp_path / name
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    return path
+
+
+def test_a_bad_word_class_names_its_line(tmp_path: Path) -> None:
+    path = _write(tmp_path, "lexicon.jsonl", {"class": "kin_noun", "words": ["wife"]}, {"class": "vibes", "words": ["x"]})
+    with pytest.raises(ConfigError, match=r"lexicon\.jsonl:2: unknown word class 'vibes'"):
+        load_lexicon(path)
+
+
+def test_a_product_of_an_unknown_category_is_refused(tmp_path: Path) -> None:
+    path = _write(tmp_path, "vocabulary.jsonl", {"name": "Zed", "category": "spaceship"})
+    with pytest.raises(ConfigError, match=r"vocabulary\.jsonl:1: unknown category 'spaceship'"):
+        load_vocabulary(path)
+
+
+def test_an_alias_cannot_name_two_products(tmp_path: Path) -> None:
+    rows = [{"name": "A", "category": "database", "aliases": ["x"]}, {"name": "B", "category": "cache", "aliases": ["x"]}]
+    with pytest.raises(ConfigError, match=r"vocabulary\.jsonl:2: alias 'x' is already 'A'"):
+        load_vocabulary(_write(tmp_path, "vocabulary.jsonl", *rows))
+
+
+def test_unknown_fields_and_types_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"vocabulary\.jsonl:1: .*colour"):
+        load_vocabulary(_write(tmp_path, "vocabulary.jsonl", {"name": "A", "category": "database", "colour": 1}))
+    with pytest.raises(ConfigError, match=r"vocabulary\.jsonl:1: Expected `bool`"):
+        load_vocabulary(_write(tmp_path, "vocabulary.jsonl", {"name": "A", "category": "database", "ambiguous": "y"}))
+
+
+def _frame(**changes: object) -> dict[str, object]:
+    frame: dict[str, object] = {
         "id": "x",
         "version": 1,
         "kind": "semantic",
-        "scope": "project",
+        "scope": "user",
         "key": "k",
-        "pattern": "uses (?P<value>\\w+)",
-        "text": ["{subject} uses {value}."],
+        "pattern": [{"RIGHT_ID": "value", "RIGHT_ATTRS": {"LEMMA": "live"}}],
+        "value": "value",
+        "text": "{subject} lives in {value}.",
         "confidence": 0.8,
     }
-    base.update(changes)
-    return base
+    frame.update(changes)
+    return frame
 
 
 @pytest.mark.parametrize(
     ("changes", "message"),
     [
-        ({"colour": "red"}, "unknown field"),
-        ({"version": "1"}, "wrong type"),
-        ({"kind": "opinion"}, "kind must be"),
-        ({"pattern": "uses (\\w+)"}, "named group 'value'"),
-        ({"pattern": "uses (?P<value>"}, "does not compile"),
-        ({"text": ["{subject} uses {thing}."]}, "unknown names"),
-        ({"text": ["It uses {value}."]}, "name its subject"),
-        ({"confidence": 2}, "between 0 and 1"),
-        ({"guards": ["vibes"]}, "unknown guard"),
+        ({"value": "place"}, "value names no node"),
+        ({"text": "It lives in {value}."}, "must name its subject"),
+        ({"text": "{subject} lives in {town}."}, "unknown names"),
+        ({"kind": "opinion"}, "Invalid enum value 'opinion'"),
+        ({"pattern": [{"RIGHT_ID": "value", "RIGHT_ATTRS": {"LEMMA": {"IN": "@no_such_class"}}}]}, "unknown word class"),
+        ({"pattern": [{"RIGHT_ID": "value", "RIGHT_ATTRS": {"COLOUR": "red"}}]}, "rejected by spaCy"),
+        ({"kind": "procedural", "roles": ["assistant"]}, "cannot read assistant turns"),
     ],
 )
-def test_rule_schema_is_strict(changes: dict[str, object], message: str) -> None:
-    with pytest.raises(ConfigError, match=message):
-        parse_rule(_rule(**changes), "rules.jsonl:1")
-
-
-def test_a_bad_line_names_file_and_line(tmp_path: Path) -> None:
-    path = tmp_path / "rules.jsonl"
-    path.write_text(json.dumps(_rule()) + "\n" + json.dumps(_rule(id="y", kind="opinion")) + "\n")
-    with pytest.raises(ConfigError, match=r"rules\.jsonl:2: kind must be"):
-        load_rules(path)
+def test_frames_are_validated(
+    extractor: ClauseExtractor, tmp_path: Path, changes: dict[str, object], message: str
+) -> None:
+    path = _write(tmp_path, "frames.jsonl", _frame(id="ok"), _frame(**changes))
+    with pytest.raises(ConfigError, match=rf"frames\.jsonl:2: .*{message}"):
+        Frames(extractor.nlp, extractor.lexicon, path)

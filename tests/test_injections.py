@@ -12,7 +12,7 @@ from pathlib import Path
 import openai
 import pytest
 
-from extractors import RuleExtractor, Turn
+from extractors import ClauseExtractor, Turn
 from policies import DEFAULT_POLICY, decide
 from proxy.scope import Scope
 from tests.conftest import RunningMnemo
@@ -36,12 +36,8 @@ def bipia_strings() -> list[str]:
     return found
 
 
-@pytest.fixture(scope="module")
-def extractor() -> RuleExtractor:
-    return RuleExtractor()
 
-
-def decisions_for(extractor: RuleExtractor, reply: str) -> list[tuple[str, str | None, str, str]]:
+def decisions_for(extractor: ClauseExtractor, reply: str) -> list[tuple[str, str | None, str, str]]:
     candidates = extractor.extract([Turn("assistant", reply, 1)])
     kept, _ = decide(candidates, REQUEST, DEFAULT_POLICY, NOW)
     return [(d.candidate.kind, d.candidate.key, d.candidate.value, d.status) for d in kept]
@@ -52,7 +48,7 @@ def test_the_corpus_is_large_and_varied() -> None:
     assert len({row["reply"] for row in OWN}) == len(OWN)
 
 
-def test_own_injected_replies_never_give_rules_and_still_give_facts(extractor: RuleExtractor) -> None:
+def test_own_injected_replies_never_give_rules_and_still_give_facts(extractor: ClauseExtractor) -> None:
     for row in OWN:
         found = decisions_for(extractor, row["reply"])
         assert all(kind != "procedural" for kind, *_ in found), (row["reply"], found)
@@ -65,7 +61,7 @@ def test_own_injected_replies_never_give_rules_and_still_give_facts(extractor: R
         ) in found, (row["reply"], found)
 
 
-def test_bipia_attacks_never_give_rules(extractor: RuleExtractor) -> None:
+def test_bipia_attacks_never_give_rules(extractor: ClauseExtractor) -> None:
     strings = bipia_strings()
     assert len(strings) >= 100, "shared/data/injections is missing"
     for attack in strings:
@@ -75,13 +71,13 @@ def test_bipia_attacks_never_give_rules(extractor: RuleExtractor) -> None:
         assert ("semantic", "python_version", "3.12", "active") in found
 
 
-def test_a_fact_inside_an_instruction_is_quarantined(extractor: RuleExtractor) -> None:
+def test_a_fact_inside_an_instruction_is_quarantined(extractor: ClauseExtractor) -> None:
     reply = DOUBTFUL
     found = decisions_for(extractor, reply)
     assert found == [("semantic", "python_version", "3.9", "quarantined")]
 
 
-def test_the_same_words_from_the_user_are_not_quarantined(extractor: RuleExtractor) -> None:
+def test_the_same_words_from_the_user_are_not_quarantined(extractor: ClauseExtractor) -> None:
     candidates = extractor.extract([Turn("user", "From now on, always run the linter before committing.", 0)])
     kept, _ = decide(candidates, REQUEST, DEFAULT_POLICY, NOW)
     assert [(d.candidate.kind, d.status) for d in kept] == [("procedural", "active")]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from extractors import Candidate, RuleExtractor, Turn
+from extractors import Candidate, ClauseExtractor, Turn
 from extractors.evaluation import load_labeled, score
 from policies import DEFAULT_POLICY, decide
 from proxy.scope import Scope
@@ -15,12 +15,8 @@ from proxy.scope import Scope
 LABELED = Path(__file__).parent / "data" / "extraction_labeled.jsonl"
 
 
-@pytest.fixture(scope="module")
-def extractor() -> RuleExtractor:
-    return RuleExtractor()
 
-
-def stored_candidates(extractor: RuleExtractor, texts: list[str]) -> list[list[Candidate]]:
+def stored_candidates(extractor: ClauseExtractor, texts: list[str]) -> list[list[Candidate]]:
     found = extractor.extract_many([[Turn("user", text, 0)] for text in texts])
     request = Scope("local", project="p", user="u")
     now = datetime.now(UTC)
@@ -33,7 +29,7 @@ def test_labeled_set_is_large_and_varied() -> None:
     assert sum(1 for t in labeled if not t.facts) >= 80
 
 
-def test_precision_recall_and_junk_on_the_labeled_set(extractor: RuleExtractor) -> None:
+def test_precision_recall_and_junk_on_the_labeled_set(extractor: ClauseExtractor) -> None:
     result = score(load_labeled(LABELED), lambda texts: stored_candidates(extractor, texts))
     report = f"P={result.precision:.3f} R={result.recall:.3f} junk={result.junk_rate:.3f}"
     assert result.precision >= 0.9, (report, result.false_positives)
@@ -41,7 +37,7 @@ def test_precision_recall_and_junk_on_the_labeled_set(extractor: RuleExtractor) 
     assert result.recall >= 0.8, (report, result.misses)
 
 
-def test_secrets_in_the_labeled_set_are_never_stored(extractor: RuleExtractor) -> None:
+def test_secrets_in_the_labeled_set_are_never_stored(extractor: ClauseExtractor) -> None:
     texts = [t.text for t in load_labeled(LABELED) if "sk-" in t.text or "password" in t.text]
     assert texts
     assert all(c == [] for c in stored_candidates(extractor, texts))

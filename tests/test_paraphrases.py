@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from extractors import RuleExtractor, Turn, load_rules
+from extractors import ClauseExtractor, Turn
 from extractors.commands import forget_requests
-from extractors.pipeline import match_slots
+from extractors.vocabulary import load_vocabulary, slots_in
 from proxy.forget import matches
 from proxy.memory.model import Evidence, Kind, Memory, Source
 from proxy.scope import Scope
@@ -22,17 +22,13 @@ CASES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def extractor() -> RuleExtractor:
-    return RuleExtractor()
-
 
 def _ids(case: dict[str, str]) -> str:
     return f"{case['scenario']}: {case['text']}"
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c["scenario"] != "forget"], ids=_ids)
-def test_statements(extractor: RuleExtractor, case: dict[str, str]) -> None:
+def test_statements(extractor: ClauseExtractor, case: dict[str, str]) -> None:
     found = [(c.key, c.value, c.qualifier) for c in extractor.extract([Turn(case["role"], case["text"], 0)])]
     if case["scenario"] == "switch":
         assert ("package_manager", "yarn", None) in found
@@ -62,7 +58,7 @@ YARN = Memory(
 @pytest.mark.parametrize("case", [c for c in CASES if c["scenario"] == "forget"], ids=_ids)
 def test_forget_commands_reach_the_yarn_record(case: dict[str, str]) -> None:
     (what,) = forget_requests(case["text"])
-    slots = match_slots(load_rules(), what)
+    slots = slots_in(load_vocabulary(), what)
     words = {w.lower() for w in what.replace(".", " ").split()} - {
         "we",
         "use",

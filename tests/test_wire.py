@@ -132,11 +132,11 @@ def _scored(text: str, score: float, scope: Scope | None = None) -> ScoredMemory
 
 def test_budget_caps_count_tokens_and_score() -> None:
     found = [_scored(f"fact number {i} " + "x" * 40, 1 - i / 100) for i in range(30)]
-    assert len(apply_budget(found, RecallSettings(max_memories=5, max_tokens=10_000))) == 5
-    by_tokens = apply_budget(found, RecallSettings(max_memories=100, max_tokens=200))
+    assert len(apply_budget(found, max_memories=5, max_tokens=10_000)) == 5
+    by_tokens = apply_budget(found, max_memories=100, max_tokens=200)
     assert 0 < len(by_tokens) < 10
     assert [m.memory.id for m in by_tokens] == [m.memory.id for m in found[: len(by_tokens)]]
-    assert apply_budget(found, RecallSettings(min_score=0.95)) == found[:6]
+    assert apply_budget(found, 12, 600, min_score=0.95) == found[:6]
 
 
 def test_block_lines_carry_scope_evidence_and_date() -> None:
