@@ -81,6 +81,17 @@ class Clause:
         )
 
 
+_TIMES = frozenset(
+    "yesterday today tomorrow tonight night morning week month year weekend monday tuesday wednesday thursday "
+    "friday saturday sunday sprint release".split()
+)
+
+
+def _time_word(token: Token) -> bool:
+    """ "yesterday's deploy", "last night's build": a time, not a person owning the subject."""
+    return token.lemma_.lower() in _TIMES or any(c.lower_ in _TIMES for c in token.children)
+
+
 def _depth(clause: Clause) -> int:
     depth, parent = 0, clause.parent
     while parent is not None:
@@ -143,6 +154,13 @@ class ClauseReader:
                 clause.about = "pet" if referent.lemma_.lower() in self.lex["pet_noun"] else "family"
                 clause.referent = referent
                 clause.reported = False
+        for clause in sorted(ordered, key=lambda c: _depth(c)):
+            # "thinking about moving from Heroku to Fly": what a plan or a guess governs is planned too
+            parent = clause.parent
+            if parent is not None and clause.head.dep_ in ("advcl", "ccomp", "xcomp"):
+                clause.planned |= parent.planned
+                clause.hedged |= parent.hedged
+                clause.conditional |= parent.conditional
         for clause in ordered:
             # "why does X rebuild when i touch a readme": what is asked about is asked too
             parent = clause.parent
@@ -224,7 +242,8 @@ class ClauseReader:
             clause.tense = "past"  # "we moved", "she was born", "we got married", "I had left"
         elif head.tag_ == "VBG" and any(a.lemma_ == "be" for a in auxes):
             clause.tense = "progressive"
-        clause.negated = any(c.dep_ == "neg" for c in head.children) or any(
+        # a "not" after the head names an alternative ("use yarn, not npm"), it does not deny the clause
+        clause.negated = any(c.dep_ == "neg" and c.i < head.i for c in head.children) or any(
             c.dep_ == "neg" for a in auxes for c in a.children
         )
         if "used" in words and "to" in words and head.lemma_ != "use":
@@ -267,7 +286,7 @@ class ClauseReader:
             return "pointing"
         if lower in _THIRD_PRONOUNS:
             return "third"
-        possessors = {c.lower_ for c in subject.children if c.dep_ == "poss"}
+        possessors = {c.lower_ for c in subject.children if c.dep_ == "poss" and not _time_word(c)}
         noun = subject.lemma_.lower()
         if any(c.lower_ in ("other", "another", "different") for c in subject.children):
             return "third"  # "the other team uses Jest"
@@ -289,7 +308,9 @@ class ClauseReader:
             if noun in lex["person_noun"]:
                 return "third"
             return "project"
-        if possessors & {"his", "her", "their", "your"} or any(c.dep_ == "poss" for c in subject.children):
+        if possessors & {"his", "her", "their", "your"} or any(
+            c.dep_ == "poss" and not _time_word(c) for c in subject.children
+        ):
             return "third"
         if subject._.tech is not None:
             return "project"
@@ -345,6 +366,10 @@ class ClauseReader:
             return "question"  # "do we use yarn", "is this right"
         if head.pos_ not in ("VERB", "AUX"):
             return "statement" if clause.about == "implied" else "fragment"
+        if subject is not None and head.tag_ in ("VBP", "VB") and subject.lower_ not in ("i", "we", "you", "they"):
+            opener = sentence[0] if len(sentence) else None
+            if opener is not None and opener.lower_ in ("for", "in", "on", "when") and opener.i < subject.i:
+                return "imperative"  # "For hotfix branches skip the tests": the subject is the opener's object
         if subject is None and head.dep_ not in ("advcl", "xcomp") and not self._after_to(head):
             if head.tag_ in ("VB", "VBP") or (head.lemma_ == "be" and head.tag_ == "VB"):
                 return "imperative"

@@ -371,6 +371,8 @@ class ClauseExtractor:
         if fact is None:
             return qualifier_in(self.qualifiers, sentence, -1, -1)
         text = fact.span if fact.span and fact.span in sentence else sentence
+        if fact.key is None:
+            return qualifier_in(self.qualifiers, text, -1, -1)  # a rule as said holds its qualifier
         start = text.lower().find(fact.value.lower())
         end = start + len(fact.value) if start >= 0 else 0
         return qualifier_in(self.qualifiers, text, max(start, 0), end)
@@ -386,7 +388,7 @@ class ClauseExtractor:
         elif fact.kind in ("semantic", "procedural") and fact.scope == "project":
             qualifier = self._qualifier(fact, read.sentence)
         text = fact.text
-        if qualifier and fact.reader != "rules.exception":
+        if qualifier and fact.reader != "rules.exception" and qualifier.lower() not in text.lower():
             text = f"{qualifier[:1].upper()}{qualifier[1:]}: {text}"
         when = fact.when or (m.group(0).lower() if (m := _WHEN.search(read.sentence)) else None)
         fields = dict(fact.fields)

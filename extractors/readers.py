@@ -26,7 +26,7 @@ from extractors.frames import FrameHit
 from extractors.lexicon import Lexicon
 from extractors.render import SUBJECT_MARK, implied_third_person, plain, sentence, third_person, trim
 from extractors.shell import Command
-from extractors.vocabulary import Vocabulary
+from extractors.vocabulary import VERSION, Vocabulary
 
 Token = Any
 Span = Any
@@ -187,7 +187,7 @@ class Readers:
         self.vocab = vocabulary
         # past tense that brings a new state: "we switched to pnpm", "we adopted Nx"
         self._changes = (
-            lexicon["switch_verb"] | lexicon["replace_verb"] | lexicon["report_verb"]
+            lexicon["switch_verb"] | lexicon["replace_verb"] | lexicon["report_verb"] | lexicon["drop_verb"]
             | frozenset({"adopt", "standardize", "standardise", "pick", "choose", "settle", "introduce", "rewrite"})
         )
 
@@ -230,7 +230,8 @@ class Readers:
         sentence_techs = [s for s in techs if s.sent.start == clause.head.sent.start]
         gone = [s for s in sentence_techs if self._gone(s)]
         previous = [s for s in mine if self._is_previous(s, clause)] + [s for s in gone if s not in mine]
-        others = [s for s in mine if s not in previous and self._is_other(s)]
+        # "use yarn, not npm": the named alternative, anywhere in the sentence
+        others = [s for s in sentence_techs if s not in previous and self._is_other(s)]
         current = [s for s in mine if s not in previous and s not in gone and s not in others and not clause.negated]
         previous += [s for s in gone if s in mine and s not in previous]
         named = None
@@ -261,6 +262,10 @@ class Readers:
     ) -> list[Fact]:
         spec = self.vocab.slot(category)
         facts = []
+        if category in ("language", "runtime"):
+            for span in spans:
+                if not span._.version:
+                    span._.version = _version_in(clause, span)  # "bumped the Python version to 3.13"
         versions = [s for s in spans if s._.version and category in ("language", "runtime")]
         for span in versions:
             lang = _slug(span.kb_id_.lower().replace(".js", "").replace(".net", "dotnet")).replace("_", "") or "runtime"
@@ -325,6 +330,8 @@ class Readers:
         if root.dep_ not in ("compound", "amod", "nmod", "poss") or root.head._.tech is not None:
             return False
         noun = root.head.lemma_.lower()
+        if noun in ("version", "runtime", "toolchain", "interpreter", "sdk"):
+            return False  # "bumped the Python version to 3.13"
         return not (noun in self.lex["project_noun"] or self.vocab.category_of_label(noun) is not None)
 
     def _is_previous(self, span: Span, clause: Clause) -> bool:
@@ -333,8 +340,12 @@ class Readers:
         head = root.head
         if head.dep_ == "prep" and head.lower_ in ("from", "off"):
             verb = head.head.lemma_.lower()
-            return verb in self.lex["switch_verb"] or any(
-                t.lower_ in ("to", "onto", "into") for t in clause.tokens if t.i > root.i
+            parent = clause.parent.head.lemma_.lower() if clause.parent is not None else ""
+            return (
+                verb in self.lex["switch_verb"]
+                or clause.head.lemma_.lower() in self.lex["switch_verb"]
+                or parent in self.lex["switch_verb"]
+                or any(t.lower_ in ("to", "onto", "into") for t in clause.tokens if t.i > root.i)
             )
         if root.dep_ == "dobj" and head.lemma_.lower() in self.lex["replace_verb"] | self.lex["drop_verb"]:
             return any(t.lower_ in ("with", "for", "by") for t in head.children) or head.lemma_ in ("drop", "ditch")
@@ -367,10 +378,12 @@ class Readers:
             return not any(c.lower_ in ("with", "by") for c in head.children) or head.lemma_.lower() == "replace"
         if root.dep_ == "dobj" and any(c.dep_ == "prt" and c.lower_ in ("off", "out", "away") for c in head.children):
             return True  # "moved off Heroku", "ripped out Mocha"
-        if root.dep_ == "pobj" and head.lower_ in ("off", "from", "out") and head.head.lemma_.lower() in (
-            leave | lex["switch_verb"] | {"move", "go", "get"}
-        ):
-            return True
+        if root.dep_ == "pobj" and head.lower_ in ("off", "from", "out"):
+            verb = head.head
+            while verb.dep_ in ("advmod", "prt", "prep") and verb.head.i != verb.i:
+                verb = verb.head  # "moved away from pnpm"
+            if verb.lemma_.lower() in leave | lex["switch_verb"] | {"move", "go", "get"}:
+                return True
         return False
 
     @staticmethod
@@ -385,7 +398,7 @@ class Readers:
             ["no", "more"],
         ):
             return True
-        return any(c.dep_ == "neg" for c in span.root.children)
+        return any(c.dep_ == "neg" and c.i < span.start for c in span.root.children)
 
     def named_in_slot(self, clause: Clause, taken: set[int]) -> list[Fact]:
         """A name the vocabulary lacks, in a slot the sentence names: "our feature flags come from
@@ -399,7 +412,7 @@ class Readers:
         value: Token | None = None
         for child in head.children:
             if child.dep_ == "prep":
-                pobj = next((c for c in child.children if c.dep_ == "pobj"), None)
+                pobj = next((c for c in child.children if c.dep_ in ("pobj", "pcomp")), None)
                 if child.lower_ == "for" and pobj is not None:
                     named = self._label_of(pobj)
                     if named is not None:
@@ -505,7 +518,8 @@ class Readers:
                 about="speaker" if own else "project",
                 mood="fragment",
             )
-            facts.extend(self.stack(pseudo, inside, reader="stack.rundown"))
+            in_sentence = [s for s in techs if sent.start <= s.start < sent.end]
+            facts.extend(self.stack(pseudo, in_sentence, reader="stack.rundown"))
         return facts
 
     def _labeled_value(self, category: str, piece: Span, start: int) -> list[Fact]:
@@ -578,6 +592,8 @@ class Readers:
             named = self._subject_purpose(clause) is not None or self._to_purpose(clause) is not None
             if not command.arguments and not command.quoted and not self._ran(tokens, clause) and not named:
                 continue  # "we use pytest" names a product, not a command
+            if not (named or self._checkpoint(clause) or _said_of(tokens.root, clause)):
+                continue  # "after pnpm test the snapshot is stale": the command is not what is said
             checkpoint = self._checkpoint(clause)
             purpose = self._to_purpose(clause) or self._subject_purpose(clause) or command.purpose
             purpose = purpose or self._purpose(clause, tokens)
@@ -975,9 +991,11 @@ class Readers:
             value = slot_value
         else:
             key = None  # "I'd prefer answers in German": kept as said
+        answers = self._shapes_output(clause) and scope == "user"
         return [
             Fact(
-                kind="semantic" if scope == "user" else "procedural",
+                # how the user wants answers is a standing rule of theirs, given on every request
+                kind="procedural" if scope == "project" or answers else "semantic",
                 scope=scope,
                 key=key,
                 value=value,
@@ -1319,7 +1337,8 @@ class Readers:
             and any(c.lower_ in ("married", "engaged", "promoted", "divorced", "hired", "back") for c in head.subtree)
         )
         coding = any(t.like_url or "/" in t.text or "`" in t.text for t in clause.tokens)
-        if coding or (any(t._.tech for t in clause.tokens) and not eventful):
+        direct_tech = any(t._.tech and (t.head.i == head.i or t.head.head.i == head.i) for t in clause.tokens)
+        if coding or direct_tech or (any(t._.tech for t in clause.tokens) and not eventful):
             return []  # "I added a column and the migration failed": the task, not a life
         if not eventful and (not when or lemma in ("be", "have", "do", "get", "make")):
             return []
@@ -1556,6 +1575,26 @@ def _clause_head_of(marker: Token) -> Token:
     return head
 
 
+def _said_of(root: Token, clause: Clause) -> bool:
+    """Whether a clause says something of this command: it is run, used, named, or is the subject."""
+    if root.dep_ in ("dobj", "attr", "oprd", "appos", "conj", "ROOT", "npadvmod"):
+        return True
+    if root.dep_ == "pobj" and root.head.lower_ in ("with", "using", "via", "through", "by", "as", "is"):
+        return True
+    return root.dep_ in ("nsubj", "nsubjpass") and clause.head.lemma_ in ("be", "run", "do", "work", "pass", "need", "must")
+
+
+def _version_in(clause: Clause, span: Span) -> str | None:
+    """The version a clause gives a language named as "the X version": "to 3.13", "is 3.12"."""
+    if span.root.head.lemma_.lower() != "version":
+        return None
+    for token in clause.tokens:
+        if token.i > span.end and VERSION.match(token.text) and any(ch.isdigit() for ch in token.text):
+            if token.head.lower_ in ("to", "is", "be", "at", "on") or token.dep_ in ("attr", "pobj", "dobj"):
+                return str(token.text)
+    return None
+
+
 def _clausal(piece: Span) -> bool:
     """A piece that is a clause, not an item: it has a subject or a modal, or it opens with a verb
     that takes an object ("call me Sam", "generate a Dockerfile", "try running npm install")."""
@@ -1610,8 +1649,11 @@ def _name_like(token: Token) -> bool:
     """A product's name, not a common noun phrase: no article, a proper noun, or a coined word."""
     if any(c.dep_ in ("det", "poss", "nummod") for c in token.children):
         return False
-    if token.pos_ in ("PRON", "ADJ", "ADV", "VERB", "NUM") or token.is_stop:
+    if token.pos_ in ("PRON", "VERB", "NUM") or token.is_stop:
         return False
+    if token.pos_ in ("ADJ", "ADV"):
+        # an unknown name is often tagged as anything: "we use quokkadb for caching"
+        return token.dep_ in ("dobj", "pobj", "attr") and token.is_alpha and len(token.text) > 3
     text = token.text
     if token.pos_ == "PROPN" or any(ch.isupper() for ch in text[1:]) or any(ch.isdigit() for ch in text):
         return True

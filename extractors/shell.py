@@ -159,6 +159,8 @@ class Shell:
 
     @staticmethod
     def _fits(program: Program, word: str, args: list[tuple[int, int, str]]) -> bool:
+        if program.needs_argument and args and not _command_like(args[0][2]):
+            return False  # "yarn recently", "make sure", "go home": a word after a name, not a subcommand
         if word[:1].isupper() and program.needs_argument:
             return False  # "Make sure", "Go ahead": a capitalised verb, not a program
         if args and re.match(r"^v?\d+(?:\.\d+)*$", args[0][2]):
@@ -186,6 +188,28 @@ class Shell:
             name = re.sub(r"\.(?:sh|py|ps1|bash)$", "", words[0].rsplit("/", 1)[-1].lower())
             return _PURPOSE_ALIASES.get(name)
         return None
+
+
+# First words of subcommands; any other plain word after a program that is also a name ("yarn",
+# "make", "go") leaves it a name.
+_SUBCOMMANDS = frozenset(
+    "install i add remove rm uninstall run test tests exec dlx x ci build dev start serve lint fmt format vet "
+    "clippy check typecheck type-check deploy release publish migrate migration generate gen codegen clean init "
+    "update upgrade up down audit why outdated link unlink workspace workspaces create new bench doc docs "
+    "coverage watch compile bundle preview sync lock pip tool shell apply plan destroy validate get describe "
+    "logs ps compose push pull tag commit checkout merge rebase status diff log show rollout scale delete "
+    "verify package e2e seed setup bootstrap prepare help version all tidy mod fix pre-commit hooks".split()
+)
+
+
+def _command_like(word: str) -> bool:
+    return (
+        word.startswith("-")
+        or any(ch in word for ch in "/.:=@_")
+        or any(ch.isdigit() for ch in word)
+        or word.lower() in _SUBCOMMANDS
+        or word.split(":")[0].lower() in _SUBCOMMANDS
+    )
 
 
 def load_shell(path: Path | None = None) -> Shell:

@@ -225,6 +225,9 @@ class TechMarker:
         something around it says so."""
         root = span.root
         doc = span.doc
+        before = doc[span.start - 1].lower_ if span.start > 0 else ""
+        if before in ("last", "next", "this", "every", "since", "until", "each"):
+            return False  # "since last Monday": a day, not Monday.com
         if any(
             c.dep_ in ("det", "nummod", "predet") and c.lower_ not in ("the",) and c.i < span.start for c in root.children
         ):
@@ -232,6 +235,7 @@ class TechMarker:
         if span.sent.start in anchored and (
             root.pos_ in ("NOUN", "PROPN", "X", "ADJ")
             or (root.pos_ == "VERB" and root.dep_ in ("xcomp", "pobj", "dobj", "appos", "npadvmod"))
+            or (root.pos_ == "VERB" and root.dep_ in ("advcl", "ccomp") and before == "to")
         ):
             return True  # "switched from pnpm to yarn": misparsed as a verb, but among products
         if root.pos_ in ("VERB", "AUX", "ADP", "DET", "PRON", "CCONJ", "SCONJ", "PART", "ADV"):

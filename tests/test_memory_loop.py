@@ -78,7 +78,7 @@ def test_project_can_come_from_the_path_prefix(
         model="m", messages=[{"role": "user", "content": "We use Sentry for error tracking."}]
     )
     learned = mnemo.wait_for_memories(1, project=project)
-    assert learned[0]["key"] == "tool_for:error_tracking"
+    assert learned[0]["key"] == "error_tracking"
     fresh_upstream.requests.clear()
     by_header = client(mnemo, **{"X-Mnemo-Project": project})
     by_header.chat.completions.create(
@@ -153,7 +153,7 @@ def test_memory_block_and_system_text_are_never_learned(
     )
     learned = mnemo.wait_for_memories(1, project=project)
     texts = [m["text"] for m in learned]
-    assert texts == [f"Project {project} uses Vitest."]
+    assert texts == [f"Project {project} uses Vitest as its test framework."]
 
 
 def test_mode_off_forwards_the_request_byte_identical(

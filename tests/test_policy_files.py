@@ -38,7 +38,8 @@ def test_minimal_policy_takes_the_defaults() -> None:
 
 def test_unknown_key_names_file_line_and_field() -> None:
     assert problems(MINIMAL + "recall:\n  max_memories: 5\n  max_memorys: 6\n") == [
-        "p.yaml:5: recall.max_memorys: unknown field (known: max_memories, max_tokens, min_score, placement)"
+        "p.yaml:5: recall.max_memorys: unknown field (known: max_memories, max_tokens, min_score, "
+        "min_similarity, placement, standing_max_memories, standing_max_tokens)"
     ]
 
 

@@ -57,17 +57,20 @@ def test_hybrid_recall_ranks_the_relevant_record_first_within_the_budget(store: 
         ):
             outcome = await recall(memory_store, service, scope, question, settings)
             assert outcome.status == "ok"
-            assert len(outcome.memories) == 5
+            # within the budget; the fillers, about other things, stay out
+            assert 1 <= len(outcome.memories) <= 5
             assert outcome.memories[0].memory.text == RELEVANT, (
                 question,
                 [m.memory.text for m in outcome.memories],
             )
-        # a request that sees only a few records gets them all, whatever it asks
+        # however few the records, a request about something else gets none of them
         few_scope = Scope("local", project=f"few-{token}")
         for text, vector in zip(texts[:3], embedder.embed(texts[:3]), strict=True):
             await memory_store.put(_memory(few_scope, text), vector)
         outcome = await recall(memory_store, service, few_scope, "unrelated question about cats", settings)
-        assert sorted(m.memory.text for m in outcome.memories) == sorted(texts[:3])
+        assert outcome.memories == []
+        outcome = await recall(memory_store, service, few_scope, "who owns the retry queue?", settings)
+        assert [m.memory.text for m in outcome.memories][:1] == [texts[0]]
         await memory_store.close()
 
     asyncio.run(run())

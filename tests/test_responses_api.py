@@ -84,7 +84,7 @@ def test_instructions_get_the_memory_and_a_streamed_reply_is_learned(
     assert kinds[0] == "response.created" and kinds[-1] == "response.completed"
     learned = mnemo.wait_for_memories(2, project=project)
     assert {(m["key"], m["evidence"]) for m in learned} == {
-        ("tool_for:error_tracking", "stated"),
+        ("error_tracking", "stated"),
         ("python_version", "inferred"),
     }
     fresh_upstream.requests.clear()
