@@ -23,13 +23,17 @@ _SPEAKER = frozenset({"i", "me", "myself"})
 _GROUP = frozenset({"we", "us", "ourselves"})
 _YOU = frozenset({"you", "u", "ya", "yourself", "y'all"})
 _POINTING = frozenset({"it", "this", "that", "these", "those", "there", "which", "what", "here"})
-_THIRD_PRONOUNS = frozenset({"he", "she", "they", "him", "her", "them", "someone", "somebody", "everyone", "one"})
+_THIRD_PRONOUNS = frozenset(
+    {"he", "she", "they", "him", "her", "them", "someone", "somebody", "everyone", "one"}
+)
 _WH = frozenset({"what", "which", "who", "whom", "whose", "why", "how", "where", "when"})
-_CONDITION_MARKS = frozenset({"if", "unless", "whether", "suppose", "supposing", "assuming", "incase", "lest"})
+_CONDITION_MARKS = frozenset(
+    {"if", "unless", "whether", "suppose", "supposing", "assuming", "incase", "lest"}
+)
 _FUTURE_MODALS = frozenset({"will", "'ll", "ll", "shall", "wo", "gonna"})
 _WEAK_MODALS = frozenset({"might", "could", "may", "would", "'d", "d", "ca", "can"})
 _DUTY_MODALS = frozenset({"must", "should", "shall", "need", "ought"})
-_BOUNDARY = frozenset({",", ";", ":", "—", "–", "-", "so", "but", "and", "then", "(", ")"})
+_BOUNDARY = frozenset({",", ";", ":", "\u2014", "\u2013", "-", "so", "but", "and", "then", "(", ")"})
 
 
 @dataclass(slots=True)
@@ -82,8 +86,27 @@ class Clause:
 
 
 _TIMES = frozenset(
-    "yesterday today tomorrow tonight night morning week month year weekend monday tuesday wednesday thursday "
-    "friday saturday sunday sprint release".split()
+    [
+        "yesterday",
+        "today",
+        "tomorrow",
+        "tonight",
+        "night",
+        "morning",
+        "week",
+        "month",
+        "year",
+        "weekend",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "sprint",
+        "release",
+    ]
 )
 
 
@@ -290,7 +313,9 @@ class ClauseReader:
         noun = subject.lemma_.lower()
         if any(c.lower_ in ("other", "another", "different") for c in subject.children):
             return "third"  # "the other team uses Jest"
-        if any(c.lower_ in ("favourite", "favorite", "fav", "fave") for c in subject.children) and not possessors - {"my"}:
+        if any(
+            c.lower_ in ("favourite", "favorite", "fav", "fave") for c in subject.children
+        ) and not possessors - {"my"}:
             return "speaker_thing"  # "favourite lang is still ocaml"
         if possessors & {"my", "mine"}:
             if noun in lex["kin_noun"] or subject.lower_ in lex["kin_noun"]:
@@ -318,7 +343,9 @@ class ClauseReader:
             return "third"
         if noun in lex["project_noun"] or subject.lower_ in lex["project_noun"] or noun in self.labels:
             return "project"
-        compound = " ".join([*(c.lower_ for c in subject.children if c.dep_ in ("compound", "amod")), subject.lower_])
+        compound = " ".join(
+            [*(c.lower_ for c in subject.children if c.dep_ in ("compound", "amod")), subject.lower_]
+        )
         if compound in self.labels:
             return "project"  # "background jobs moved to GoodJob"
         if subject.pos_ == "PROPN" and subject.ent_type_ in ("", "PERSON"):
@@ -331,18 +358,40 @@ class ClauseReader:
         first = next((t for t in head.sent if not t.is_punct and t.lower_ not in skip), None)
         if first is None or first.i != head.i:
             return False
-        content = [c for c in head.children if c.dep_ in ("dobj", "prep", "prt", "acomp", "xcomp", "oprd", "attr")]
+        content = [
+            c for c in head.children if c.dep_ in ("dobj", "prep", "prt", "acomp", "xcomp", "oprd", "attr")
+        ]
         pronoun = any(c.lower_ in ("it", "that", "this", "them") for c in content)
         if head.tag_ in ("VBD", "VBN") and content and not pronoun and head.lemma_ != "be":
-            return head.lemma_.lower() not in self.lex["conversation_verb"] - {"get", "go", "make", "take", "find"}
-        return head.pos_ == "ADJ" and any(c.dep_ == "prep" for c in head.children) or head.lower_ in self.lex["diet_word"]
+            return head.lemma_.lower() not in self.lex["conversation_verb"] - {
+                "get",
+                "go",
+                "make",
+                "take",
+                "find",
+            }
+        return (
+            head.pos_ == "ADJ" and any(c.dep_ == "prep" for c in head.children)
+        ) or head.lower_ in self.lex["diet_word"]
 
     @staticmethod
     def _first_content(clause: Clause) -> Token:
         for token in clause.tokens:
             if token.is_punct or token.dep_ in ("intj", "discourse", "cc", "punct"):
                 continue
-            if token.lower_ in ("please", "pls", "plz", "just", "also", "and", "then", "so", "btw", "oh", "ok"):
+            if token.lower_ in (
+                "please",
+                "pls",
+                "plz",
+                "just",
+                "also",
+                "and",
+                "then",
+                "so",
+                "btw",
+                "oh",
+                "ok",
+            ):
                 continue
             return token
         return clause.tokens[0]
@@ -366,10 +415,16 @@ class ClauseReader:
             return "question"  # "do we use yarn", "is this right"
         if head.pos_ not in ("VERB", "AUX"):
             return "statement" if clause.about == "implied" else "fragment"
-        if subject is not None and head.tag_ in ("VBP", "VB") and subject.lower_ not in ("i", "we", "you", "they"):
+        if (
+            subject is not None
+            and head.tag_ in ("VBP", "VB")
+            and subject.lower_ not in ("i", "we", "you", "they")
+        ):
             opener = sentence[0] if len(sentence) else None
             if opener is not None and opener.lower_ in ("for", "in", "on", "when") and opener.i < subject.i:
-                return "imperative"  # "For hotfix branches skip the tests": the subject is the opener's object
+                return (
+                    "imperative"  # "For hotfix branches skip the tests": the subject is the opener's object
+                )
         if subject is None and head.dep_ not in ("advcl", "xcomp") and not self._after_to(head):
             if head.tag_ in ("VB", "VBP") or (head.lemma_ == "be" and head.tag_ == "VB"):
                 return "imperative"
@@ -394,7 +449,11 @@ class ClauseReader:
             return None
         start = tokens[0].i
         for token in tokens[:-1]:
-            if token.lower_ in _BOUNDARY and token.dep_ in ("punct", "cc", "prep") or token.text in (",", ";", "—"):
+            if (token.lower_ in _BOUNDARY and token.dep_ in ("punct", "cc", "prep")) or token.text in (
+                ",",
+                ";",
+                "\u2014",
+            ):
                 start = token.i + 1
         return start
 
@@ -415,8 +474,10 @@ class ClauseReader:
             if any(c.dep_ == "prep" and c.lower_ in ("about", "of") for c in head.children):
                 return True
         # "I'd love to visit", "we'd like to try"
-        return lemma in ("like", "love") and any(a.tag_ == "MD" for a in head.children) and any(
-            c.dep_ == "xcomp" for c in head.children
+        return (
+            lemma in ("like", "love")
+            and any(a.tag_ == "MD" for a in head.children)
+            and any(c.dep_ == "xcomp" for c in head.children)
         )
 
     @staticmethod

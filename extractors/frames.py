@@ -23,7 +23,19 @@ from proxy.errors import ConfigError
 Token = Any
 
 ABOUTS = frozenset(
-    {"speaker", "group", "family", "pet", "speaker_thing", "project", "you", "third", "pointing", "thing", "none"}
+    {
+        "speaker",
+        "group",
+        "family",
+        "pet",
+        "speaker_thing",
+        "project",
+        "you",
+        "third",
+        "pointing",
+        "thing",
+        "none",
+    }
 )
 MOODS = frozenset({"statement", "imperative", "question", "fragment"})
 

@@ -33,12 +33,14 @@ def lessons(turns: list[Turn], found: list[Candidate], extractor: str) -> list[C
     for candidate in found:
         if candidate.turn.role != "user" or not _CORRECTION.match(candidate.turn.text):
             continue
-        if candidate.kind == "reflection" or candidate.scope_level == "user" and candidate.key is None:
+        if candidate.kind == "reflection" or (candidate.scope_level == "user" and candidate.key is None):
             continue
         wrong = candidate.fields.get("other")
         if wrong and wrong.lower() not in context.text.lower():
             continue  # the reply did not do the wrong thing: this is no correction of it
-        doing = _KEY_LABELS.get(candidate.key or "", f"it comes to {(candidate.key or 'this').replace('_', ' ')}")
+        doing = _KEY_LABELS.get(
+            candidate.key or "", f"it comes to {(candidate.key or 'this').replace('_', ' ')}"
+        )
         instead = f", not {wrong}" if wrong else ""
         taught.append(
             Candidate(

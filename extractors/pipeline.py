@@ -40,7 +40,7 @@ _WHEN = re.compile(
 _CORRECTION = re.compile(
     r"^\W*(?:(?:sorry|oops|whoops|wait|hold\s+on|erm|um|my\s+bad|correction|typo|scratch\s+that|"
     r"let\s+me\s+correct\s+(?:that|myself)|i\s+misspoke|actually|no+|nope|not\s+quite|rather|i\s+mean)"
-    r"\b[\s,:;.!—–-]*)+",
+    r"\b[\s,:;.!\u2014\u2013-]*)+",
     re.IGNORECASE,
 )
 _MEANT = re.compile(r"^\W*(?:i\s+meant|meant|i\s+mean|it'?s|it\s+is|should\s+be|make\s+that)\b\W*", re.I)
@@ -52,7 +52,9 @@ _SPECIAL_CASES = {
 }
 # An agent's asides ("(exponential backoff, max 5 attempts)") are detail, and they break the parse.
 _PARENTHESES = re.compile(r"\s*\([^()]{0,200}\)")
-_PERSONAL_CUES = frozenset({"i", "me", "my", "mine", "we", "our", "us", "he", "she", "call", "tz", "timezone"})
+_PERSONAL_CUES = frozenset(
+    {"i", "me", "my", "mine", "we", "our", "us", "he", "she", "call", "tz", "timezone"}
+)
 _BE_NORMS = frozenset({"am", "is", "are", "'m", "'re", "'s"})
 
 
@@ -116,12 +118,30 @@ class ClauseExtractor:
         self.nlp = nlp
         self.frames = Frames(nlp, self.lexicon)
         project_labels = frozenset(
-            label for label, category in self.vocabulary.labels.items() if self.vocabulary.slot(category).scope == "project"
+            label
+            for label, category in self.vocabulary.labels.items()
+            if self.vocabulary.slot(category).scope == "project"
         )
         self.clause_reader = ClauseReader(self.lexicon, project_labels)
         self.readers = Readers(self.lexicon, self.vocabulary)
         self._labels = frozenset(self.vocabulary.labels) | frozenset(
-            "test tests lint build deploy format typecheck dev start run note notes todo fyi ps".split()
+            [
+                "test",
+                "tests",
+                "lint",
+                "build",
+                "deploy",
+                "format",
+                "typecheck",
+                "dev",
+                "start",
+                "run",
+                "note",
+                "notes",
+                "todo",
+                "fyi",
+                "ps",
+            ]
         )
         self._lock = threading.Lock()
 
@@ -147,7 +167,9 @@ class ClauseExtractor:
         first_line: set[int] = set()
         for unit, doc in zip(units, self.nlp.pipe([u.line for u in units], batch_size=64), strict=True):
             # only the first line of the first user turn can answer the question before it
-            question = asked[unit.batch] if unit.turn.role == "user" and unit.batch not in first_line else None
+            question = (
+                asked[unit.batch] if unit.turn.role == "user" and unit.batch not in first_line else None
+            )
             if unit.turn.role == "user":
                 first_line.add(unit.batch)
             found[unit.batch].extend(self._read(doc, unit.turn, question, unit.commands))
@@ -195,7 +217,8 @@ class ClauseExtractor:
         commands = self._commands(doc, placed or {})
         # frames are about the speaker's own life: a doc that never speaks of itself skips the matcher
         personal = turn.role == "user" and (
-            any(t.lower_ in _PERSONAL_CUES for t in doc) or any(s[0].tag_ in ("VBD", "VBN", "JJ") for s in doc.sents)
+            any(t.lower_ in _PERSONAL_CUES for t in doc)
+            or any(s[0].tag_ in ("VBD", "VBN", "JJ") for s in doc.sents)
         )
         hits = self.frames.hits(doc) if personal else []
         reads: list[_Read] = []
@@ -225,7 +248,9 @@ class ClauseExtractor:
                 exceptions = self.readers.exception(sent, clauses, self._qualifier(None, text))
                 if exceptions:
                     # the exception, as said, stands for the sentence; its unqualified parts are not rules
-                    facts = [f for f in facts if f.kind != "procedural" and f.scope == "project" and f.key] + exceptions
+                    facts = [
+                        f for f in facts if f.kind != "procedural" and f.scope == "project" and f.key
+                    ] + exceptions
             facts = _unique_slots(facts)
             reads += [_Read(f, turn, text, correcting, placed=placed or {}) for f in facts]
             if correcting and not any(f.key for f in facts):
@@ -253,7 +278,9 @@ class ClauseExtractor:
         facts = readers.commands(clause, commands) if clause.asserted or clause.mood == "imperative" else []
         used = {f.value for f in facts}
         # products inside a command ("`npm run codegen`") are its words, not a statement of the stack
-        in_commands = {t.i for command, span in commands if command.text in used or command.quoted for t in span}
+        in_commands = {
+            t.i for command, span in commands if command.text in used or command.quoted for t in span
+        }
         if readers.states_stack(clause):
             facts += readers.stack(clause, [s for s in techs if s.start not in in_commands])
             facts += readers.named_in_slot(clause, in_commands | {f.anchor for f in facts})
@@ -265,7 +292,9 @@ class ClauseExtractor:
         if not facts or all(f.key == "employer" for f in facts):
             facts += readers.outcome(clause) or readers.episode(clause, turn.role) or readers.personal(clause)
         elif framed and clause.tense == "past":
-            facts += readers.episode(clause, turn.role)  # "my son Haruto turned 3 yesterday": the name and the day
+            facts += readers.episode(
+                clause, turn.role
+            )  # "my son Haruto turned 3 yesterday": the name and the day
         elif any(f.fields.get("episode") for f in facts) and not any(f.kind == "episodic" for f in facts):
             facts += readers.episode(clause, turn.role)
         return facts
@@ -275,7 +304,7 @@ class ClauseExtractor:
         category, start, purpose = self.readers._label(sent)
         if (category or purpose) and start > sent.start:
             separator = sent.doc[start - 1].text
-            if separator in (":", "=", "-", "–", "—", "->", "=>"):
+            if separator in (":", "=", "-", "\u2013", "\u2014", "->", "=>"):
                 return True
         in_sentence = [s for s in techs if sent.start <= s.start < sent.end]
         if not in_sentence or sent.text.rstrip().endswith("?"):
@@ -289,7 +318,12 @@ class ClauseExtractor:
         for token in doc:
             if token.text in placed:
                 command = placed[token.text]
-                found.append((replace(command, start=token.idx, end=token.idx + len(token.text)), doc[token.i : token.i + 1]))
+                found.append(
+                    (
+                        replace(command, start=token.idx, end=token.idx + len(token.text)),
+                        doc[token.i : token.i + 1],
+                    )
+                )
         for command in self.shell.find(doc.text):
             if command.arguments == 0 and not command.quoted and not command.text.startswith("CMD"):
                 span = doc.char_span(command.start, command.end, alignment_mode="expand")
@@ -307,7 +341,9 @@ class ClauseExtractor:
             rest_start += meant.end()
         for command, span in commands:
             if span.start_char >= rest_start:
-                return Fact("procedural", "project", None, command.text, "", sent.text, "correction", 0.8, span.start)
+                return Fact(
+                    "procedural", "project", None, command.text, "", sent.text, "correction", 0.8, span.start
+                )
         for span in techs:
             if span.start_char >= rest_start and sent.start <= span.start < sent.end:
                 value = span.text + (f" {span._.version}" if span._.version else "")
@@ -317,7 +353,17 @@ class ClauseExtractor:
         rest = [t for t in sent if t.idx >= rest_start and not t.is_punct]
         versions = [t for t in rest if VERSION.match(t.text) and any(ch.isdigit() for ch in t.text)]
         if versions:
-            return Fact("semantic", "project", None, versions[0].text, "", sent.text, "correction", 0.75, versions[0].i)
+            return Fact(
+                "semantic",
+                "project",
+                None,
+                versions[0].text,
+                "",
+                sent.text,
+                "correction",
+                0.75,
+                versions[0].i,
+            )
         phrase: list[Any] = []
         for token in rest:
             if token.pos_ in ("PROPN", "NOUN", "ADJ", "NUM") or (phrase and token.pos_ == "X"):
@@ -333,7 +379,9 @@ class ClauseExtractor:
         if len(not_after) >= 2 and not_after[0].lower_ in ("not", "instead"):
             other = next((t.text for t in not_after[1:] if t.pos_ in ("PROPN", "NOUN", "ADJ", "NUM")), None)
         value = " ".join(t.text for t in phrase)
-        fact = Fact("semantic", "user", None, value, "", sent.text, "correction", 0.75, phrase[0].i, other=other)
+        fact = Fact(
+            "semantic", "user", None, value, "", sent.text, "correction", 0.75, phrase[0].i, other=other
+        )
         return fact
 
     def _resolve_corrections(self, reads: list[_Read], turns: list[Turn]) -> list[_Read]:
@@ -441,7 +489,9 @@ def _restored(read: _Read) -> _Read:
     def back(text: str | None) -> str | None:
         if text is None:
             return None
-        return _PLACEHOLDER.sub(lambda m: placed[m.group(0)].text if m.group(0) in placed else m.group(0), text)
+        return _PLACEHOLDER.sub(
+            lambda m: placed[m.group(0)].text if m.group(0) in placed else m.group(0), text
+        )
 
     fact = replace(
         read.fact,
@@ -491,7 +541,9 @@ def _with_value(target: Fact, value: str) -> Fact:
     old = target.value
     text = target.text.replace(old, value) if old and old in target.text else target.text
     reader = re.sub(r"\.v\d+$", "", target.reader)
-    return replace(target, value=value, text=text, reader=f"{reader}.corrected", previous=None, previous_text=None)
+    return replace(
+        target, value=value, text=text, reader=f"{reader}.corrected", previous=None, previous_text=None
+    )
 
 
 def _dedupe(candidates: list[Candidate]) -> list[Candidate]:

@@ -57,8 +57,23 @@ _DEICTIC = frozenset(
 )
 _QUANTIFIERS = frozenset({"all", "every", "each", "any", "new", "no"})
 _LENGTHS = frozenset(
-    "short shorter brief concise terse succinct detailed long longer thorough verbose in-depth comprehensive "
-    "minimal compact".split()
+    [
+        "short",
+        "shorter",
+        "brief",
+        "concise",
+        "terse",
+        "succinct",
+        "detailed",
+        "long",
+        "longer",
+        "thorough",
+        "verbose",
+        "in-depth",
+        "comprehensive",
+        "minimal",
+        "compact",
+    ]
 )
 _BEFORE = frozenset({"before", "prior", "ahead", "b4"})
 _CHECKPOINT_KEYS = {
@@ -131,7 +146,6 @@ _PURPOSE_WORDS: dict[str, str] = {
     "codegen": "codegen",
     "generate": "codegen",
     "regenerate": "codegen",
-    "migrations": "migrate",
 }
 _TIME = re.compile(
     r"\b(?:yesterday|last\s+(?:week|month|year|summer|winter|spring|autumn|fall|weekend|night|sprint|quarter)|"
@@ -148,15 +162,40 @@ _AGO = re.compile(
     re.I,
 )
 _TZ = re.compile(
-    r"\b(?:(?:UTC|GMT)\s?[+\-−]\s?\d{1,2}(?::?\d\d)?|"
+    r"\b(?:(?:UTC|GMT)\s?[+\-\u2212]\s?\d{1,2}(?::?\d\d)?|"
     r"(?:Africa|America|Antarctica|Asia|Atlantic|Australia|Europe|Indian|Pacific)/[A-Z][A-Za-z_]+(?:/[A-Z][A-Za-z_]+)?|"
     r"(?i:(?:Pacific|Eastern|Central|Mountain|Atlantic|Alaska|Hawaii|India|Indian|Japan|China|Korea|Singapore|"
     r"Moscow|Greenwich|Central\s+European|Eastern\s+European|Western\s+European|British|Australian\s+Eastern)\s+"
     r"(?:Standard\s+|Daylight\s+|Summer\s+)?time))(?![\w/])"
 )
 _TOOL_VERBS = frozenset(
-    "use run deploy build write code develop host switch migrate move manage test lint ship prefer stick "
-    "work be rely standardize standardise adopt pick choose".split()
+    [
+        "use",
+        "run",
+        "deploy",
+        "build",
+        "write",
+        "code",
+        "develop",
+        "host",
+        "switch",
+        "migrate",
+        "move",
+        "manage",
+        "test",
+        "lint",
+        "ship",
+        "prefer",
+        "stick",
+        "work",
+        "be",
+        "rely",
+        "standardize",
+        "standardise",
+        "adopt",
+        "pick",
+        "choose",
+    ]
 )
 
 
@@ -187,8 +226,13 @@ class Readers:
         self.vocab = vocabulary
         # past tense that brings a new state: "we switched to pnpm", "we adopted Nx"
         self._changes = (
-            lexicon["switch_verb"] | lexicon["replace_verb"] | lexicon["report_verb"] | lexicon["drop_verb"]
-            | frozenset({"adopt", "standardize", "standardise", "pick", "choose", "settle", "introduce", "rewrite"})
+            lexicon["switch_verb"]
+            | lexicon["replace_verb"]
+            | lexicon["report_verb"]
+            | lexicon["drop_verb"]
+            | frozenset(
+                {"adopt", "standardize", "standardise", "pick", "choose", "settle", "introduce", "rewrite"}
+            )
         )
 
     # -- stack ---------------------------------------------------------------------------------------
@@ -215,24 +259,35 @@ class Readers:
         facts: list[Fact] = []
         mine = [s for s in techs if (clause.has(s.root) or clause.has(s[0])) and not self._modifier(s)]
         if any(
-            t.dep_ == "poss" and (t.lower_ in ("their", "his", "her", "your") or t.lemma_.lower() in self.lex["person_noun"])
+            t.dep_ == "poss"
+            and (t.lower_ in ("their", "his", "her", "your") or t.lemma_.lower() in self.lex["person_noun"])
             for t in clause.tokens
         ):
             return facts  # "the vendor's API runs on Java 8", "their frontend is Angular"
         if clause.mood == "imperative":
             # "use pnpm, not npm" names the tool; "use type hints in new Python code" does not
-            mine = [s for s in mine if s.root.dep_ in ("dobj", "conj", "appos") and _object_of(s.root, clause.head)]
+            mine = [
+                s
+                for s in mine
+                if s.root.dep_ in ("dobj", "conj", "appos") and _object_of(s.root, clause.head)
+            ]
         mine = [s for s in mine if not _quoted(s)]
         if not mine:
             return facts
-        if clause.tense == "past" and clause.head.lemma_.lower() not in self._changes and clause.mood != "fragment":
+        if (
+            clause.tense == "past"
+            and clause.head.lemma_.lower() not in self._changes
+            and clause.mood != "fragment"
+        ):
             return facts  # "we used Jest back then": not what it uses now
         sentence_techs = [s for s in techs if s.sent.start == clause.head.sent.start]
         gone = [s for s in sentence_techs if self._gone(s)]
         previous = [s for s in mine if self._is_previous(s, clause)] + [s for s in gone if s not in mine]
         # "use yarn, not npm": the named alternative, anywhere in the sentence
         others = [s for s in sentence_techs if s not in previous and self._is_other(s)]
-        current = [s for s in mine if s not in previous and s not in gone and s not in others and not clause.negated]
+        current = [
+            s for s in mine if s not in previous and s not in gone and s not in others and not clause.negated
+        ]
         previous += [s for s in gone if s in mine and s not in previous]
         named = None
         if clause.subject is not None and clause.about == "project" and clause.head.lemma_ == "be":
@@ -268,7 +323,10 @@ class Readers:
                     span._.version = _version_in(clause, span)  # "bumped the Python version to 3.13"
         versions = [s for s in spans if s._.version and category in ("language", "runtime")]
         for span in versions:
-            lang = _slug(span.kb_id_.lower().replace(".js", "").replace(".net", "dotnet")).replace("_", "") or "runtime"
+            lang = (
+                _slug(span.kb_id_.lower().replace(".js", "").replace(".net", "dotnet")).replace("_", "")
+                or "runtime"
+            )
             facts.append(
                 Fact(
                     kind="semantic",
@@ -348,7 +406,10 @@ class Readers:
                 or any(t.lower_ in ("to", "onto", "into") for t in clause.tokens if t.i > root.i)
             )
         if root.dep_ == "dobj" and head.lemma_.lower() in self.lex["replace_verb"] | self.lex["drop_verb"]:
-            return any(t.lower_ in ("with", "for", "by") for t in head.children) or head.lemma_ in ("drop", "ditch")
+            return any(t.lower_ in ("with", "for", "by") for t in head.children) or head.lemma_ in (
+                "drop",
+                "ditch",
+            )
         return bool(root.dep_ == "nsubj" and any(t.lower_ in ("out", "gone", "dead") for t in head.children))
 
     def _gone(self, span: Span) -> bool:
@@ -357,7 +418,16 @@ class Readers:
         root = span.root
         head = root.head
         lex = self.lex
-        leave = lex["drop_verb"] | {"leave", "rip", "quit", "abandon", "replace", "remove", "retire", "sunset"}
+        leave = lex["drop_verb"] | {
+            "leave",
+            "rip",
+            "quit",
+            "abandon",
+            "replace",
+            "remove",
+            "retire",
+            "sunset",
+        }
         if any(c.lower_ in ("old", "legacy", "former", "previous", "ex") for c in root.children):
             return True
         if root.dep_ in ("compound", "conj", "amod") and root.head.pos_ == "NOUN":
@@ -369,14 +439,24 @@ class Readers:
         if root.dep_ in ("nsubj", "nsubjpass"):
             if head.lemma_.lower() in leave and root.dep_ == "nsubjpass":
                 return True  # "celery was replaced by arq"
-            past = head.tag_ == "VBD" or any(a.tag_ == "VBD" for a in head.children if a.dep_ in ("aux", "auxpass"))
+            past = head.tag_ == "VBD" or any(
+                a.tag_ == "VBD" for a in head.children if a.dep_ in ("aux", "auxpass")
+            )
             gone_words = {"gone", "out", "dead", "deprecated", "history", "retired", "removed", "dropped"}
             if any(c.lower_ in gone_words for c in head.children) or head.lower_ in gone_words:
                 return True
-            return past and head.lemma_ == "be" and not any(c.dep_ == "advmod" and c.lower_ == "now" for c in head.children)
+            return (
+                past
+                and head.lemma_ == "be"
+                and not any(c.dep_ == "advmod" and c.lower_ == "now" for c in head.children)
+            )
         if root.dep_ == "dobj" and head.lemma_.lower() in leave:
-            return not any(c.lower_ in ("with", "by") for c in head.children) or head.lemma_.lower() == "replace"
-        if root.dep_ == "dobj" and any(c.dep_ == "prt" and c.lower_ in ("off", "out", "away") for c in head.children):
+            return (
+                not any(c.lower_ in ("with", "by") for c in head.children) or head.lemma_.lower() == "replace"
+            )
+        if root.dep_ == "dobj" and any(
+            c.dep_ == "prt" and c.lower_ in ("off", "out", "away") for c in head.children
+        ):
             return True  # "moved off Heroku", "ripped out Mocha"
         if root.dep_ == "pobj" and head.lower_ in ("off", "from", "out"):
             verb = head.head
@@ -484,7 +564,9 @@ class Readers:
                 continue
             if any(t.lower_ in self.lex["paste_noun"] for t in words):
                 continue  # "terraform plan output": about something pasted, not the stack
-            if words[0].lower_ in ("no", "never", "always", "only") or any(t.lower_ in (">", "over", "than") for t in words):
+            if words[0].lower_ in ("no", "never", "always", "only") or any(
+                t.lower_ in (">", "over", "than") for t in words
+            ):
                 continue  # "no `any` in TS": a rule about the code, read as a rule
             label_category, label_end, purpose = self._label(piece)
             if label_category is None and purpose is None and carried is not None and len(words) <= 5:
@@ -497,7 +579,9 @@ class Readers:
             piece_commands = [c for c in commands if piece[0].idx <= c.start < piece[-1].idx + len(piece[-1])]
             if purpose and piece_commands:
                 command = piece_commands[0]
-                facts.append(self._command_fact(command.text, purpose, None, plain(list(piece)), "commands.label"))
+                facts.append(
+                    self._command_fact(command.text, purpose, None, plain(list(piece)), "commands.label")
+                )
                 continue
             if label_category is None and not inside:
                 continue
@@ -554,7 +638,7 @@ class Readers:
                 continue
             words = " ".join(t.lower_ for t in tokens[:size])
             nxt = tokens[size]
-            separated = nxt.text in (":", "=", "-", "–", "—", "->", "=>")
+            separated = nxt.text in (":", "=", "-", "\u2013", "\u2014", "->", "=>")
             start = tokens[size + 1].i if separated and len(tokens) > size + 1 else nxt.i
             category = self.vocab.category_of_label(words)
             purpose = _PURPOSE_WORDS.get(words) if size == 1 else None
@@ -575,7 +659,10 @@ class Readers:
             token.text == "?"
             or token.dep_ == "neg"
             or lemma in self.lex["hedge"]
-            or (token.pos_ == "VERB" and (lemma in self.lex["plan_verb"] or lemma in self.lex["cognition_verb"]))
+            or (
+                token.pos_ == "VERB"
+                and (lemma in self.lex["plan_verb"] or lemma in self.lex["cognition_verb"])
+            )
             or token.lower_ in ("maybe", "considering", "thinking", "if", "whether", "might", "should")
         )
 
@@ -586,7 +673,9 @@ class Readers:
         for command, tokens in commands:
             if not (clause.has(tokens[0]) or clause.has(tokens.root)):
                 continue
-            trying = clause.head.lemma_.lower() == "try" or any(c.lemma_.lower() == "try" for c in clause.head.children)
+            trying = clause.head.lemma_.lower() == "try" or any(
+                c.lemma_.lower() == "try" for c in clause.head.children
+            )
             if trying or any(a.lemma_.lower() == "try" for a in tokens.root.ancestors):
                 continue  # "try running npm install again": a request for now
             named = self._subject_purpose(clause) is not None or self._to_purpose(clause) is not None
@@ -597,7 +686,9 @@ class Readers:
             checkpoint = self._checkpoint(clause)
             purpose = self._to_purpose(clause) or self._subject_purpose(clause) or command.purpose
             purpose = purpose or self._purpose(clause, tokens)
-            if clause.mood == "imperative" and not (checkpoint or self._to_purpose(clause) or clause.standing):
+            if clause.mood == "imperative" and not (
+                checkpoint or self._to_purpose(clause) or clause.standing
+            ):
                 continue  # "try running npm install again": a request for now
             if checkpoint:
                 facts.append(self._check_fact(command.text, checkpoint, clause))
@@ -610,7 +701,12 @@ class Readers:
             checkpoint = self._checkpoint(clause)
             obj = next((c for c in clause.head.children if c.dep_ == "dobj"), None)
             sentence_commands = [c for c, span in commands if span.sent.start == clause.head.sent.start]
-            if checkpoint and obj is not None and obj.lower_ in ("it", "that", "this") and len(sentence_commands) == 1:
+            if (
+                checkpoint
+                and obj is not None
+                and obj.lower_ in ("it", "that", "this")
+                and len(sentence_commands) == 1
+            ):
                 facts.append(self._check_fact(sentence_commands[0].text, checkpoint, clause))
         if not facts and clause.mood == "imperative" and clause.head.lemma_ in ("run", "execute"):
             # "Run the unit tests before committing": a check named in words
@@ -623,7 +719,9 @@ class Readers:
     @staticmethod
     def _ran(tokens: Span, clause: Clause) -> bool:
         head = tokens.root.head
-        return head.lemma_ in ("run", "execute", "use", "be") and (clause.mood == "imperative" or head.lemma_ == "be")
+        return head.lemma_ in ("run", "execute", "use", "be") and (
+            clause.mood == "imperative" or head.lemma_ == "be"
+        )
 
     def _checkpoint(self, clause: Clause) -> str | None:
         """ "before opening a PR", "before you push", "prior to committing"."""
@@ -633,14 +731,23 @@ class Readers:
             if marker.lower_ not in _BEFORE:
                 continue
             owner = _clause_head_of(marker)
-            inner = owner.i != clause.head.i and owner.dep_ in ("ccomp", "relcl") and clause.head in owner.ancestors
+            inner = (
+                owner.i != clause.head.i
+                and owner.dep_ in ("ccomp", "relcl")
+                and clause.head in owner.ancestors
+            )
             if not clause.has(marker) and owner.i != clause.head.i and not inner:
                 continue
             for token in doc[marker.i + 1 : min(sent.end, marker.i + 6)]:
                 lower = token.lower_
-                if lower in ("pull", "merge") and token.i + 1 < len(doc) and doc[token.i + 1].lower_ in (
-                    "request",
-                    "requests",
+                if (
+                    lower in ("pull", "merge")
+                    and token.i + 1 < len(doc)
+                    and doc[token.i + 1].lower_
+                    in (
+                        "request",
+                        "requests",
+                    )
                 ):
                     return "pr"
                 key = _CHECKPOINT_KEYS.get(lower) or _CHECKPOINT_KEYS.get(token.lemma_.lower())
@@ -674,7 +781,17 @@ class Readers:
     def _purpose(self, clause: Clause, command: Span) -> str | None:
         """ "we deploy with X", "regenerate the client with X"."""
         head = clause.head.lemma_.lower()
-        if head in ("lint", "test", "deploy", "format", "build", "typecheck", "migrate", "generate", "regenerate"):
+        if head in (
+            "lint",
+            "test",
+            "deploy",
+            "format",
+            "build",
+            "typecheck",
+            "migrate",
+            "generate",
+            "regenerate",
+        ):
             return _PURPOSE_WORDS.get(head)
         return None
 
@@ -720,15 +837,32 @@ class Readers:
         lemma = clause.head.lemma_.lower()
         if clause.mood == "question":
             # "could you always include type hints?": a standing request, asked politely
-            if clause.about == "you" and clause.modal in ("can", "ca", "could", "would", "will", "wo") and clause.standing:
+            if (
+                clause.about == "you"
+                and clause.modal in ("can", "ca", "could", "would", "will", "wo")
+                and clause.standing
+            ):
                 after = clause.subject.i if clause.subject is not None else -1
                 body = plain(_without_please([t for t in tokens if t.i > after]))
         elif clause.mood == "imperative":
-            skipped = ("worry", "bother", "mind", "ask", "forget", "care", "thank", "remember", "note", "bear", "notice")
+            skipped = (
+                "worry",
+                "bother",
+                "mind",
+                "ask",
+                "forget",
+                "care",
+                "thank",
+                "remember",
+                "note",
+                "bear",
+                "notice",
+            )
             if lemma in self.lex["plan_verb"] or lemma in skipped:
                 return []
             if not any(
-                c.dep_ not in ("aux", "neg", "advmod", "punct", "intj", "discourse", "cc") for c in clause.head.children
+                c.dep_ not in ("aux", "neg", "advmod", "punct", "intj", "discourse", "cc")
+                for c in clause.head.children
             ):
                 return []  # "don't ask", "never mind": no rule without something it is about
             if self._standing_imperative(clause, tokens):
@@ -777,7 +911,11 @@ class Readers:
             "assume",
             "skip",
         ):
-            obj = [t for t in clause.tokens if t.dep_ in ("dobj", "pobj", "attr", "xcomp", "ccomp", "oprd", "acomp")]
+            obj = [
+                t
+                for t in clause.tokens
+                if t.dep_ in ("dobj", "pobj", "attr", "xcomp", "ccomp", "oprd", "acomp")
+            ]
             return bool(obj) and not any(t.lower_ in _DEICTIC for t in obj)
         return False
 
@@ -801,19 +939,30 @@ class Readers:
         if clause.about == "group":
             if clause.negated and "never" not in words:
                 return None
-            if any(t._.tech for t in tokens) and not duty and not clause.standing and not (lemmas & lex["code_noun"]):
+            if (
+                any(t._.tech for t in tokens)
+                and not duty
+                and not clause.standing
+                and not (lemmas & lex["code_noun"])
+            ):
                 return None  # "we use postgres": the stack reader's
             if clause.head.tag_ not in ("VBP", "VB") and not duty:
                 return None
-            if not (lemmas & lex["code_noun"] or duty or clause.standing or words & {"everything", "all", "only"}):
+            if not (
+                lemmas & lex["code_noun"] or duty or clause.standing or words & {"everything", "all", "only"}
+            ):
                 return None
             return third_person(tokens, clause.subject).rstrip(".")
         if clause.about in ("project", "thing"):
             subject = clause.subject
             normed = lemma in lex["norm_verb"] or any(
-                t.lemma_.lower() in lex["norm_verb"] for t in clause.head.children if t.dep_ in ("acomp", "attr")
+                t.lemma_.lower() in lex["norm_verb"]
+                for t in clause.head.children
+                if t.dep_ in ("acomp", "attr")
             )
-            about_code = subject is not None and any(t.lemma_.lower() in lex["code_noun"] for t in subject.subtree)
+            about_code = subject is not None and any(
+                t.lemma_.lower() in lex["code_noun"] for t in subject.subtree
+            )
             if (duty or normed or clause.standing) and (about_code or normed):
                 return plain(tokens)
             habitual = ("live", "go", "follow", "use", "stay", "need", "carry", "belong", "start", "end")
@@ -821,7 +970,9 @@ class Readers:
                 return plain(tokens)
             return None
         if clause.about == "you" and clause.standing:  # "you should always ...", not "you must eat well"
-            return plain([t for t in tokens if t.i > clause.subject.i] if clause.subject is not None else tokens)
+            return plain(
+                [t for t in tokens if t.i > clause.subject.i] if clause.subject is not None else tokens
+            )
         return None
 
     def fragment_rules(self, sent: Span, question_from: int | None) -> list[Fact]:
@@ -835,7 +986,8 @@ class Readers:
             words = [t.lower_ for t in tokens]
             kept = {t.i for t in tokens}
             if len(words) < 2 or any(
-                t.dep_ in ("nsubj", "nsubjpass") and t.head.i in kept and t.head.pos_ in ("VERB", "AUX") for t in tokens
+                t.dep_ in ("nsubj", "nsubjpass") and t.head.i in kept and t.head.pos_ in ("VERB", "AUX")
+                for t in tokens
             ):
                 continue
             if any(t.pos_ in ("VERB", "AUX") and t.tag_ in ("VBD", "VBZ", "MD") for t in tokens):
@@ -882,7 +1034,9 @@ class Readers:
                 if words[0] == "no" or not {"always", "only", "never"} & set(words):
                     continue  # "no fish either", "no dedicated ops person": said in passing
                 scope = "user"  # "aisle seat always", "halal only": the person's own way
-            facts.append(self._rule_fact(plain(tokens), tokens, scope, list(piece), tokens[0].i, "rules.note"))
+            facts.append(
+                self._rule_fact(plain(tokens), tokens, scope, list(piece), tokens[0].i, "rules.note")
+            )
         return facts
 
     def rule_scope(self, tokens: list[Token]) -> str:
@@ -898,15 +1052,28 @@ class Readers:
                 user += 1
             if lower == "me":
                 governor = token.head.lemma_.lower()
-                user += 2 if governor in ("for", "give", "show", "write", "send", "explain", "answer", "reply", "with", "to") else 0.5
+                user += (
+                    2
+                    if governor
+                    in ("for", "give", "show", "write", "send", "explain", "answer", "reply", "with", "to")
+                    else 0.5
+                )
             if token._.tech is not None:
                 if self.vocab.slot(token._.tech).scope == "user":
                     user += 2
                 else:
                     project += 1
-            if lemma in lex["code_noun"] or lower in lex["code_noun"] or "/" in lower or lower.startswith("`"):
+            if (
+                lemma in lex["code_noun"]
+                or lower in lex["code_noun"]
+                or "/" in lower
+                or lower.startswith("`")
+            ):
                 project += 1
-        if any(t.lower_ in lex["language_name"] and t.i > 0 and t.doc[t.i - 1].lower_ in ("in", "auf") for t in tokens):
+        if any(
+            t.lower_ in lex["language_name"] and t.i > 0 and t.doc[t.i - 1].lower_ in ("in", "auf")
+            for t in tokens
+        ):
             user += 2
         return "user" if user > project else "project"
 
@@ -935,12 +1102,16 @@ class Readers:
                 if word in self.lex["language_name"] and i > 0 and words[i - 1] in ("in", "auf"):
                     return "response_language", tokens[i].text
             for token in tokens:
-                if token.lower_ in _LENGTHS and token.head.lemma_.lower() in (self.lex["answer_word"] | {"keep", "be"}):
+                if token.lower_ in _LENGTHS and token.head.lemma_.lower() in (
+                    self.lex["answer_word"] | {"keep", "be"}
+                ):
                     return "response_length", token.text
         for i, word in enumerate(words):
             if word in ("tabs", "spaces", "tab", "space") or re.match(r"^\d+-space", word):
                 start = i
-                while start > 0 and (words[start - 1].isdigit() or words[start - 1] in ("-", "four", "two", "eight")):
+                while start > 0 and (
+                    words[start - 1].isdigit() or words[start - 1] in ("-", "four", "two", "eight")
+                ):
                     start -= 1
                 end = i + 1
                 if end < len(words) and words[end] in ("indentation", "indent", "indents", "indenting"):
@@ -966,13 +1137,31 @@ class Readers:
             after = [t for t in trim(clause.tokens) if t.i > head.i]
             value = plain(after) or head.text
             text = f"{SUBJECT_MARK} prefers to {plain([head, *after])}."
-            return [Fact("semantic", "user", None, value, text, plain(clause.tokens), "rules.preference", 0.8, head.i)]
+            return [
+                Fact(
+                    "semantic",
+                    "user",
+                    None,
+                    value,
+                    text,
+                    plain(clause.tokens),
+                    "rules.preference",
+                    0.8,
+                    head.i,
+                )
+            ]
         if head.lemma_.lower() not in ("prefer", "like", "love", "want", "need") or clause.about not in (
             "speaker",
             "group",
         ):
             return []
-        if clause.mood == "question" or clause.hedged or clause.reported or clause.conditional or clause.negated:
+        if (
+            clause.mood == "question"
+            or clause.hedged
+            or clause.reported
+            or clause.conditional
+            or clause.negated
+        ):
             return []
         if head.lemma_.lower() in ("like", "love", "want", "need") and not self._shapes_output(clause):
             return []
@@ -1025,18 +1214,26 @@ class Readers:
                 continue
             if frame.about and about not in frame.about:
                 continue
-            if clause.mood not in frame.moods and not (clause.mood == "fragment" and "statement" in frame.moods):
+            if clause.mood not in frame.moods and not (
+                clause.mood == "fragment" and "statement" in frame.moods
+            ):
                 continue
-            if (frame.negated == "skip" and clause.negated) or (frame.negated == "require" and not clause.negated):
+            if (frame.negated == "skip" and clause.negated) or (
+                frame.negated == "require" and not clause.negated
+            ):
                 continue
             if frame.transient == "skip" and clause.transient:
                 continue
-            if clause.mood != "imperative" and (not clause.asserted or clause.modal not in (None, "ca", "can")):
+            if clause.mood != "imperative" and (
+                not clause.asserted or clause.modal not in (None, "ca", "can")
+            ):
                 continue
             if clause.tense == "past" and not frame.past:
                 continue  # "since i was five": was, not is
             value_token = hit.nodes[frame.value]
-            names_someone = frame.span == "name" and frame.key is not None and not frame.key.startswith("home")
+            names_someone = (
+                frame.span == "name" and frame.key is not None and not frame.key.startswith("home")
+            )
             if value_token._.tech is not None and frame.scope == "user" and not names_someone:
                 continue  # "we moved to Node 22": a product, not a place ("call me Sam" is a name)
             if value_token.lower_ in self.lex["timezone"]:
@@ -1072,7 +1269,9 @@ class Readers:
         if not found:
             return []
         mine = words & {"i", "i'm", "im", "my", "me", "tz", "timezone", "zone", "based", "m"}
-        if "?" in text and not mine or not mine and not any(t.dep_ == "ROOT" and t.pos_ != "VERB" for t in sent):
+        if ("?" in text and not mine) or (
+            not mine and not any(t.dep_ == "ROOT" and t.pos_ != "VERB" for t in sent)
+        ):
             return []  # "what is 3pm PST in CET?": a question about time zones
         ordered = sorted(set(found), key=text.find)
         value = ordered[0] if len(ordered) == 1 else f"{ordered[0]} ({', '.join(ordered[1:])})"
@@ -1105,7 +1304,7 @@ class Readers:
         if len(tokens) < 3:
             return []
         where = qualifier or _exception_scope(sent)
-        body = _EXCEPTION_LEAD.sub("", joined(tokens)).strip(" ,:;—–-")
+        body = _EXCEPTION_LEAD.sub("", joined(tokens)).strip(" ,:;\u2014\u2013-")
         if not body:
             return []
         scope = self.rule_scope(tokens)
@@ -1124,11 +1323,15 @@ class Readers:
             )
         ]
 
-    def answer(self, sent: Span, clauses: list[Clause], asked: tuple[str, str | None, str, dict[str, str]]) -> list[Fact]:
+    def answer(
+        self, sent: Span, clauses: list[Clause], asked: tuple[str, str | None, str, dict[str, str]]
+    ) -> list[Fact]:
         """A short answer to the question before it: "denver. it's beautiful here" after "where do
         you live?"; "a tiny town in ohio" after "where are you from?"."""
         question_id, key, template, groups = asked
-        if any(c.subject is not None and c.mood == "statement" and c.head.i < sent.start + 4 for c in clauses):
+        if any(
+            c.subject is not None and c.mood == "statement" and c.head.i < sent.start + 4 for c in clauses
+        ):
             return []  # a sentence of its own ("i live in denver") is read as such
         words = []
         for token in sent:
@@ -1141,7 +1344,11 @@ class Readers:
                     break
                 return []
             words.append(token)
-        if not words or len(words) > 6 or any(t.lower_ in ("yes", "no", "yeah", "nope", "nothing") for t in words):
+        if (
+            not words
+            or len(words) > 6
+            or any(t.lower_ in ("yes", "no", "yeah", "nope", "nothing") for t in words)
+        ):
             return []
         value = joined(words)
         names = {"value": value, "subject": SUBJECT_MARK, **groups}
@@ -1178,10 +1385,29 @@ class Readers:
             after = [t.lower_ for t in sent.doc[token.i + 1 : min(sent.end, token.i + 3)]]
             if {"not", "n't", "no", "never", "longer"} & set(window) or "anymore" in after:
                 continue
-            if token.head.lemma_.lower() in ("diet", "option", "options", "recipe", "recipes", "meal", "meals", "dish"):
+            if token.head.lemma_.lower() in (
+                "diet",
+                "option",
+                "options",
+                "recipe",
+                "recipes",
+                "meal",
+                "meals",
+                "dish",
+            ):
                 continue  # "a vegan recipe": about food, not the person
             facts.append(
-                Fact("semantic", "user", "diet", token.text, f"{SUBJECT_MARK} is {token.text}.", plain(list(sent)), "personal.diet", 0.8, token.i)
+                Fact(
+                    "semantic",
+                    "user",
+                    "diet",
+                    token.text,
+                    f"{SUBJECT_MARK} is {token.text}.",
+                    plain(list(sent)),
+                    "personal.diet",
+                    0.8,
+                    token.i,
+                )
             )
         return facts[:1]
 
@@ -1197,14 +1423,18 @@ class Readers:
         lemma = head.lemma_.lower()
         lex = self.lex
         if any(
-            t.lemma_.lower() in lex["speech_verb"] | lex["cognition_verb"] for t in clause.tokens if t.pos_ == "VERB"
+            t.lemma_.lower() in lex["speech_verb"] | lex["cognition_verb"]
+            for t in clause.tokens
+            if t.pos_ == "VERB"
         ):
             return []  # "my brother keeps saying ...": what someone says, not what is
         negative_ok = lemma in lex["consume_verb"] or (lemma in lex["preference_verb"] and not clause.negated)
         if clause.negated and not negative_ok:
             return []
         progressive_ok = lemma in ("live", "work", "learn", "study", "train", "volunteer")
-        if clause.tense not in ("present", "perfect") and not (clause.tense == "progressive" and progressive_ok):
+        if clause.tense not in ("present", "perfect") and not (
+            clause.tense == "progressive" and progressive_ok
+        ):
             return []
         if clause.about == "group" and not (self._family_object(clause) or negative_ok):
             return []  # "we have two kids", "we do eat eggs": the household, not the team
@@ -1219,10 +1449,25 @@ class Readers:
         complements = [
             c
             for c in head.children
-            if c.dep_ in ("dobj", "attr", "acomp", "xcomp", "prep", "oprd", "ccomp", "npadvmod", "advmod", "amod", "compound")
+            if c.dep_
+            in (
+                "dobj",
+                "attr",
+                "acomp",
+                "xcomp",
+                "prep",
+                "oprd",
+                "ccomp",
+                "npadvmod",
+                "advmod",
+                "amod",
+                "compound",
+            )
         ]
         content = [
-            c for c in complements if c.dep_ not in ("advmod",) or c.lower_ in ("home", "abroad", "nights", "remotely")
+            c
+            for c in complements
+            if c.dep_ not in ("advmod",) or c.lower_ in ("home", "abroad", "nights", "remotely")
         ]
         if clause.about == "implied" and head.pos_ in ("ADJ", "NOUN"):
             content = content or [head]
@@ -1269,7 +1514,11 @@ class Readers:
             return None
         suffixes = self.lex["occupation_suffix"]
         whole = noun in suffixes
-        return "role" if whole or (len(noun) > 4 and any(noun.endswith(s) for s in suffixes if len(s) <= 4)) else None
+        return (
+            "role"
+            if whole or (len(noun) > 4 and any(noun.endswith(s) for s in suffixes if len(s) <= 4))
+            else None
+        )
 
     @staticmethod
     def role_value(clause: Clause) -> str:
@@ -1306,11 +1555,19 @@ class Readers:
                     return False
             if c.dep_ in ("dobj", "attr") and c.lemma_.lower() in lex["nonfact_object"]:
                 return False
-            if c.dep_ in ("dobj", "attr", "acomp") and c.lower_ in _DEICTIC | {"anything", "everything", "nothing"}:
+            if c.dep_ in ("dobj", "attr", "acomp") and c.lower_ in _DEICTIC | {
+                "anything",
+                "everything",
+                "nothing",
+            }:
                 return False
             if c.dep_ == "prep" and any(t.dep_ == "pobj" and t.lower_ in _DEICTIC for t in c.children):
                 return False
-            if any(t._.tech for t in c.subtree) and clause.about in ("speaker", "implied", "group") and head.lemma_ != "love":
+            if (
+                any(t._.tech for t in c.subtree)
+                and clause.about in ("speaker", "implied", "group")
+                and head.lemma_ != "love"
+            ):
                 return False  # a product the speaker uses is the stack reader's
             del words
         if head.lemma_ == "be" and not any(c.dep_ in ("attr", "acomp", "prep") for c in content):
@@ -1328,13 +1585,23 @@ class Readers:
             return []
         head = clause.head
         lemma = head.lemma_.lower()
-        if lemma in self.lex["conversation_verb"] and lemma not in ("get", "go", "make", "take", "find", "have"):
+        if lemma in self.lex["conversation_verb"] and lemma not in (
+            "get",
+            "go",
+            "make",
+            "take",
+            "find",
+            "have",
+        ):
             return []
         text_words = " ".join(t.lower_ for t in clause.tokens)
         when = _TIME.search(text_words)
         eventful = lemma in self.lex["life_event_verb"] or (
             lemma in ("get", "be", "marry")
-            and any(c.lower_ in ("married", "engaged", "promoted", "divorced", "hired", "back") for c in head.subtree)
+            and any(
+                c.lower_ in ("married", "engaged", "promoted", "divorced", "hired", "back")
+                for c in head.subtree
+            )
         )
         coding = any(t.like_url or "/" in t.text or "`" in t.text for t in clause.tokens)
         direct_tech = any(t._.tech and (t.head.i == head.i or t.head.head.i == head.i) for t in clause.tokens)
@@ -1342,7 +1609,11 @@ class Readers:
             return []  # "I added a column and the migration failed": the task, not a life
         if not eventful and (not when or lemma in ("be", "have", "do", "get", "make")):
             return []
-        objects = [c for c in head.children if c.dep_ in ("dobj", "prep", "attr", "acomp", "xcomp", "advmod", "prt", "npadvmod")]
+        objects = [
+            c
+            for c in head.children
+            if c.dep_ in ("dobj", "prep", "attr", "acomp", "xcomp", "advmod", "prt", "npadvmod")
+        ]
         if not objects:
             return []
         if clause.about == "implied":
@@ -1357,7 +1628,8 @@ class Readers:
                 kind="episodic",
                 scope="user",
                 key=None,
-                value=joined([t for c in objects for t in sorted(c.subtree, key=lambda t: t.i)]) or plain(clause.tokens),
+                value=joined([t for c in objects for t in sorted(c.subtree, key=lambda t: t.i)])
+                or plain(clause.tokens),
                 text=text,
                 span=plain(clause.tokens),
                 reader="episode.personal",
@@ -1380,7 +1652,11 @@ class Readers:
             return []
         because = ("because", "since", "as", "after", "when")
         cause_clause = next(
-            (c for c in clause.children if any(m.dep_ == "mark" and m.lower_ in because for m in c.head.children)),
+            (
+                c
+                for c in clause.children
+                if any(m.dep_ == "mark" and m.lower_ in because for m in c.head.children)
+            ),
             None,
         )
         due = next((c for c in head.children if c.dep_ == "prep" and c.lower_ in ("due", "because")), None)
@@ -1389,11 +1665,17 @@ class Readers:
             return []
         event = plain(list(subject.subtree))
         outcome_tokens = [t for t in clause.tokens if t.i >= head.i and t not in list(subject.subtree)]
-        outcome = plain([t for t in outcome_tokens if t.dep_ not in ("prep",) or t.i == head.i][:3]) or head.text
+        outcome = (
+            plain([t for t in outcome_tokens if t.dep_ not in ("prep",) or t.i == head.i][:3]) or head.text
+        )
         if cause_clause is not None:
             cause = plain([t for t in cause_clause.tokens if t.dep_ != "mark"])
         else:
-            cause = re.sub(r"^to\s+", "", plain([t for t in due.subtree if t.i > due.i])) if due is not None else ""
+            cause = (
+                re.sub(r"^to\s+", "", plain([t for t in due.subtree if t.i > due.i]))
+                if due is not None
+                else ""
+            )
         whole = plain(clause.tokens + (cause_clause.tokens if cause_clause else []))
         return [
             Fact(
@@ -1426,17 +1708,27 @@ class Readers:
         if clause.reported and not (clause.about == "third" and named):
             return []  # an agent's "Procfile", "CI" subjects are things of the project, not people
         sent_lemmas = {t.lemma_.lower() for t in clause.head.sent} | {t.lower_ for t in clause.head.sent}
-        if sent_lemmas & (self.lex["advice_word"] | {"if", "option", "recommend", "suggest", "consider", "alternative"}):
+        if sent_lemmas & (
+            self.lex["advice_word"] | {"if", "option", "recommend", "suggest", "consider", "alternative"}
+        ):
             return []
         head = clause.head
         lemma = head.lemma_.lower()
         subject = clause.subject
         yours = subject is not None and any(c.lower_ in ("your", "our") for c in subject.children)
         about = "project" if yours or (clause.about == "third" and named) else clause.about
-        if about in ("none", "thing") and clause.mood in ("statement", "fragment") and any(t._.tech for t in clause.tokens):
+        if (
+            about in ("none", "thing")
+            and clause.mood in ("statement", "fragment")
+            and any(t._.tech for t in clause.tokens)
+        ):
             about = "project"  # "Confirmed: CI runs on Node 20" (parsed without its subject)
         changed = lemma in self.lex["report_verb"]
-        did = about in ("speaker", "group", "none", "implied") and clause.tense in ("past", "perfect") and changed
+        did = (
+            about in ("speaker", "group", "none", "implied")
+            and clause.tense in ("past", "perfect")
+            and changed
+        )
         if about == "implied" and head.tag_ in ("VBD", "VBN") and changed:
             did = True  # "Upgraded to Next.js 15 and React 19."
         state = about == "project" and clause.tense in ("present", "perfect", "past")
@@ -1445,12 +1737,20 @@ class Readers:
         if not (did or state):
             return []
         quoted = {t.i for _, span in commands for t in span}
-        facts = self.stack(_as_project(clause), [s for s in techs if s.start not in quoted], reader="report.stack")
+        facts = self.stack(
+            _as_project(clause), [s for s in techs if s.start not in quoted], reader="report.stack"
+        )
         facts += self.named_in_slot(_as_project(clause), {f.anchor for f in facts})
         covered = {f.value.lower() for f in facts}
         for command, tokens in commands:
-            if (clause.has(tokens[0]) or clause.has(tokens.root)) and command.purpose and command.text.lower() not in covered:
-                fact = self._command_fact(command.text, command.purpose, clause, plain(clause.tokens), "report.command")
+            if (
+                (clause.has(tokens[0]) or clause.has(tokens.root))
+                and command.purpose
+                and command.text.lower() not in covered
+            ):
+                fact = self._command_fact(
+                    command.text, command.purpose, clause, plain(clause.tokens), "report.command"
+                )
                 fact.kind = "semantic"
                 facts.append(fact)
         if self._concrete(clause, facts):
@@ -1492,9 +1792,18 @@ class Readers:
                 continue
             if any(ch.isdigit() for ch in text) and any(ch.isalpha() for ch in text):
                 return True
-            if ("/" in text or ":" in text or "-" in text or "_" in text) and len(text) > 3 and any(ch.isalpha() for ch in text):
+            if (
+                ("/" in text or ":" in text or "-" in text or "_" in text)
+                and len(text) > 3
+                and any(ch.isalpha() for ch in text)
+            ):
                 return True
-            if re.search(r"[A-Za-z]\.[A-Za-z]", text) or (token.text == "-" and not token.whitespace_ and token.i > 0 and not token.doc[token.i - 1].whitespace_):
+            if re.search(r"[A-Za-z]\.[A-Za-z]", text) or (
+                token.text == "-"
+                and not token.whitespace_
+                and token.i > 0
+                and not token.doc[token.i - 1].whitespace_
+            ):
                 return True  # "config.yaml", "pydantic-settings"
             if text == "`":
                 return True
@@ -1517,8 +1826,8 @@ _EXCEPTION = re.compile(
 # "though", "tho", "still" mark an exception only beside what it is limited to ("for tax stuff, though")
 _SOFT_EXCEPTION = re.compile(r"\b(?:tho|though|although|however|still)\b")
 _EXCEPTION_LEAD = re.compile(
-    r"^(?:(?:one|small|only|the\s+only|big)\s+)?(?:exception|caveat)s?\s*(?:to\s+that|is)?\s*[:,—–-]?\s*|"
-    r"^(?:but|although|though|however|heads\s+up)\s*[:,—–-]?\s*",
+    r"^(?:(?:one|small|only|the\s+only|big)\s+)?(?:exception|caveat)s?\s*(?:to\s+that|is)?\s*[:,\u2014\u2013-]?\s*|"
+    r"^(?:but|although|though|however|heads\s+up)\s*[:,\u2014\u2013-]?\s*",
     re.I,
 )
 
@@ -1581,7 +1890,15 @@ def _said_of(root: Token, clause: Clause) -> bool:
         return True
     if root.dep_ == "pobj" and root.head.lower_ in ("with", "using", "via", "through", "by", "as", "is"):
         return True
-    return root.dep_ in ("nsubj", "nsubjpass") and clause.head.lemma_ in ("be", "run", "do", "work", "pass", "need", "must")
+    return root.dep_ in ("nsubj", "nsubjpass") and clause.head.lemma_ in (
+        "be",
+        "run",
+        "do",
+        "work",
+        "pass",
+        "need",
+        "must",
+    )
 
 
 def _version_in(clause: Clause, span: Span) -> str | None:
@@ -1608,7 +1925,10 @@ def _clausal(piece: Span) -> bool:
     first = next((t for t in piece if not t.is_punct), None)
     if first is None or first._.tech is not None or first.pos_ != "VERB" or first.tag_ not in ("VB", "VBP"):
         return False
-    return any(c.dep_ in ("dobj", "xcomp", "ccomp", "dative") or c.lower_ in ("me", "it", "this") for c in first.children)
+    return any(
+        c.dep_ in ("dobj", "xcomp", "ccomp", "dative") or c.lower_ in ("me", "it", "this")
+        for c in first.children
+    )
 
 
 def _object_of(token: Token, head: Token) -> bool:
@@ -1634,7 +1954,9 @@ def _contiguous(clause: Clause) -> list[Token]:
     for child in clause.children:
         if child.start > clause.head.i and child.head.dep_ in ("conj", "parataxis"):
             end = min(end, child.start)
-    start = min([clause.start, *(c.start for c in clause.children if c.head.dep_ not in ("conj", "parataxis"))])
+    start = min(
+        [clause.start, *(c.start for c in clause.children if c.head.dep_ not in ("conj", "parataxis"))]
+    )
     return [t for t in doc[start:end] if not t.is_space]
 
 
@@ -1663,7 +1985,9 @@ def _name_like(token: Token) -> bool:
 def _condition(clause: Clause) -> bool:
     """ "when i touch a readme", "while I was at it": a clause that sets a time or condition."""
     marks = ("when", "whenever", "while", "if", "until", "before", "after", "once", "unless")
-    return clause.head.dep_ == "advcl" and any(c.dep_ == "mark" and c.lower_ in marks for c in clause.head.children)
+    return clause.head.dep_ == "advcl" and any(
+        c.dep_ == "mark" and c.lower_ in marks for c in clause.head.children
+    )
 
 
 def _after_subject(clause: Clause) -> list[Token]:
@@ -1707,17 +2031,27 @@ def _value_of(token: Token, how: str) -> str:
     if how == "token":
         return str(token.text)
     if how == "name":
-        parts = [token, *(t for t in token.children if t.dep_ in ("compound", "flat") and t.pos_ in ("PROPN", "NOUN", "X"))]
+        parts = [
+            token,
+            *(
+                t
+                for t in token.children
+                if t.dep_ in ("compound", "flat") and t.pos_ in ("PROPN", "NOUN", "X")
+            ),
+        ]
         names = [c for c in token.children if c.dep_ == "conj" and c.pos_ == "PROPN"]
         if names and any(c.dep_ == "cc" for c in token.children):
             parts += [*names, *(c for c in token.children if c.dep_ == "cc")]
         return joined(sorted(parts, key=lambda t: t.i))
     if how == "role":
-        return joined([t for t in token.subtree if t.i <= token.i and t.dep_ not in ("det", "poss", "predet")])
+        return joined(
+            [t for t in token.subtree if t.i <= token.i and t.dep_ not in ("det", "poss", "predet")]
+        )
     parts = [
         t
         for t in token.subtree
-        if t.dep_ not in ("relcl", "appos") and not (t.dep_ == "det" and t.i == token.left_edge.i and t.lower_ == "the")
+        if t.dep_ not in ("relcl", "appos")
+        and not (t.dep_ == "det" and t.i == token.left_edge.i and t.lower_ == "the")
     ]
     while parts and parts[-1].is_punct:
         parts.pop()
@@ -1730,12 +2064,17 @@ def _pieces(sent: Span, cut_plus: bool = True, cut_colon: bool = False) -> list[
     """A telegraphic line cut at commas, semicolons, slashes and pluses between items."""
     pieces = []
     start = sent.start
-    cuts = (",", ";", "|", "+", "/", "&", "·", "—", "–") if cut_plus else (",", ";", "|", "—", "–")
+    cuts = (",", ";", "|", "+", "/", "&", "·", "\u2014", "\u2013") if cut_plus else (",", ";", "|", "\u2014", "\u2013")
     if cut_colon:
         cuts = (*cuts, ":")
     doc = sent.doc
     for token in sent:
-        glued = token.text in ("/", "+") and token.i > 0 and not doc[token.i - 1].whitespace_ and not token.whitespace_
+        glued = (
+            token.text in ("/", "+")
+            and token.i > 0
+            and not doc[token.i - 1].whitespace_
+            and not token.whitespace_
+        )
         if (token.text in cuts and not glued) or (token.text == "-" and token.whitespace_):
             if token.i > start:
                 pieces.append(sent.doc[start : token.i])

@@ -13,12 +13,48 @@ Token = Any
 
 SUBJECT_MARK = "\x00subject\x00"
 _POSSESSIVE = f"{SUBJECT_MARK}'s"
-_FIRST_PERSON = re.compile(r"(?<![\w'])(?:i|me|my|mine|myself|we|us|our|ours|ourselves|i'm|i've|i'd|i'll)(?![\w'])", re.I)
-_TRIM_START = frozenset(
-    "btw fyi also oh and but so well anyway anyways actually honestly tbh ok okay alright yeah yes yep "
-    "hey hi hello um uh hmm lol haha plus ps basically then just".split()
+_FIRST_PERSON = re.compile(
+    r"(?<![\w'])(?:i|me|my|mine|myself|we|us|our|ours|ourselves|i'm|i've|i'd|i'll)(?![\w'])", re.I
 )
-_TRIM_END = frozenset("lol haha btw tbh fyi too though thx thanks pls please lmao xd".split())
+_TRIM_START = frozenset(
+    [
+        "btw",
+        "fyi",
+        "also",
+        "oh",
+        "and",
+        "but",
+        "so",
+        "well",
+        "anyway",
+        "anyways",
+        "actually",
+        "honestly",
+        "tbh",
+        "ok",
+        "okay",
+        "alright",
+        "yeah",
+        "yes",
+        "yep",
+        "hey",
+        "hi",
+        "hello",
+        "um",
+        "uh",
+        "hmm",
+        "lol",
+        "haha",
+        "plus",
+        "ps",
+        "basically",
+        "then",
+        "just",
+    ]
+)
+_TRIM_END = frozenset(
+    ["lol", "haha", "btw", "tbh", "fyi", "too", "though", "thx", "thanks", "pls", "please", "lmao", "xd"]
+)
 _AGREE = {
     "am": "is",
     "'m": "is",
@@ -46,8 +82,10 @@ def third_person(tokens: list[Token], subject: Token | None, referent: Token | N
         return ""
     finite = _finite_verb(subject) if subject is not None and subject.lower_ in ("i", "we") else None
     in_subject = {t.i for t in subject.subtree} if subject is not None else set()
-    together = subject is not None and subject.lower_ not in ("i", "we", "me") and any(
-        t.lower_ in ("i", "me") and t.i in in_subject for t in tokens
+    together = (
+        subject is not None
+        and subject.lower_ not in ("i", "we", "me")
+        and any(t.lower_ in ("i", "me") and t.i in in_subject for t in tokens)
     )
     if together:
         # "my wife Oluwaseun and I got married" -> "{subject} and their wife Oluwaseun got married"
@@ -101,7 +139,9 @@ def implied_third_person(tokens: list[Token], head: Token) -> str:
 def trim(tokens: list[Token]) -> list[Token]:
     """Without the discourse words and punctuation that open or close a clause in chat."""
     tokens = list(tokens)
-    while tokens and (tokens[0].is_punct or tokens[0].lower_ in _TRIM_START or tokens[0].dep_ in ("intj", "cc")):
+    while tokens and (
+        tokens[0].is_punct or tokens[0].lower_ in _TRIM_START or tokens[0].dep_ in ("intj", "cc")
+    ):
         tokens.pop(0)
     while tokens and (tokens[-1].is_punct or tokens[-1].lower_ in _TRIM_END or tokens[-1].dep_ == "cc"):
         if tokens[-1].text in (")", '"', "'") and any(t.text in ("(", '"', "'") for t in tokens[:-1]):
@@ -126,10 +166,7 @@ def sentence(text: str) -> str:
     text = re.sub(r"\.\.+$", ".", text)
     if not text:
         return text
-    if text.startswith(SUBJECT_MARK):
-        body = text
-    else:
-        body = text[:1].upper() + text[1:]
+    body = text if text.startswith(SUBJECT_MARK) else text[:1].upper() + text[1:]
     return body if body.endswith((".", "!", "?")) else body + "."
 
 

@@ -15,7 +15,7 @@ MEMORY_BLOCK = re.compile(r"<mnemo-memory\b.*?</mnemo-memory>", re.DOTALL | re.I
 _FENCE = re.compile(r"```.*?(?:```|$)|~~~.*?(?:~~~|$)", re.DOTALL)
 _QUOTE_LINE = re.compile(r"^\s*>.*$", re.MULTILINE)
 _INLINE_CODE = re.compile(r"`([^`\n]{1,200})`")
-_LIST_MARK = re.compile(r"^\s*(?:[-*•–·]|\d+[.)]|[a-z][.)])\s+", re.MULTILINE)
+_LIST_MARK = re.compile(r"^\s*(?:[-*\u2022\u2013\u00b7]|\d+[.)]|[a-z][.)])\s+", re.MULTILINE)
 _SPACES = re.compile(r"[ \t]+")
 _LAUGHTER = re.compile(
     r"(?<![\w'])(?:lol+|lmao|rofl|ha(?:ha)+h?|he(?:he)+|xd|:\)|:\(|:D|;\))(?![\w'])|[\U0001F300-\U0001FAFF\u2600-\u27BF]",
@@ -27,7 +27,7 @@ _LOG_LINE = re.compile(
     r"^\s*(?:\[?(?:ERROR|WARN(?:ING)?|INFO|DEBUG|FATAL|TRACE|CRITICAL|PANIC|NOTICE)\]?[:\s]|Traceback\b|"
     r"\s*File \"|\w+(?:Error|Exception):|\d{4}-\d\d-\d\d[T ]\d\d:|at\s+[\w$.<>]+\(.*\)\s*$|"
     r"\s*at\s+[\w$.]+\s*\(|Caused by:|E\s{2,}|FAILED\b|PASSED\b|\s*\^+\s*$|npm ERR!|error(?:\[\w+\])?:|"
-    r"warning:|\$\s|#\s*\d+\s|\d+\s+(?:passed|failed)|✓|✗|×)",
+    r"warning:|\$\s|#\s*\d+\s|\d+\s+(?:passed|failed)|\u2713|\u2717|\u00d7)",
     re.MULTILINE,
 )
 _CODE_LINE = re.compile(
@@ -36,7 +36,9 @@ _CODE_LINE = re.compile(
     r"@\w+\(|<\?php|package\s+\w+;|public\s+\w+|private\s+\w+|fn\s+\w+\s*\(|func\s+\w+\s*\()"
     r"|(?<![:/])//|\w\(.*\)\s*[:;]?\s*$|^\s{4,}\S|^\s*[\]}),]+\s*$|^\s*\"[\w-]+\"\s*:\s)"
 )
-_HTML = re.compile(r"<(?:!DOCTYPE|html|head|body|div|span|p|a\s|ul|ol|li|table|tr|td|h[1-6]|br|img|meta|script)\b", re.I)
+_HTML = re.compile(
+    r"<(?:!DOCTYPE|html|head|body|div|span|p|a\s|ul|ol|li|table|tr|td|h[1-6]|br|img|meta|script)\b", re.I
+)
 _MD_HEADING = re.compile(r"^\s*#{1,6}\s+\S", re.MULTILINE)
 _TABLE_LINE = re.compile(r"^\s*\|.*\|\s*$|^\s*[A-Z][A-Z_ ]{2,}\s{2,}[A-Z][A-Z_ ]{2,}")
 _COLUMNS = re.compile(r"\S\s{3,}\S.*\S\s{3,}\S")
@@ -46,7 +48,9 @@ _FORWARDED = re.compile(
     r".{0,60}\b(?:wrote|said|posted|commented)\s*:\s*$)",
     re.I,
 )
-_GREETING = re.compile(r"^\s*(?:hi|hello|hey|dear|good\s+(?:morning|afternoon|evening)|greetings)\b[^.!?]{0,40}[,!:]?\s*$", re.I)
+_GREETING = re.compile(
+    r"^\s*(?:hi|hello|hey|dear|good\s+(?:morning|afternoon|evening)|greetings)\b[^.!?]{0,40}[,!:]?\s*$", re.I
+)
 _SIGN_OFF = re.compile(
     r"^\s*(?:best(?:\s+regards)?|kind\s+regards|regards|cheers|thanks|thank\s+you|many\s+thanks|sincerely|"
     r"warm(?:est)?\s+regards|br|all\s+the\s+best|talk\s+soon|yours(?:\s+truly)?|--|—)\s*[,.!]?\s*$",
@@ -54,7 +58,8 @@ _SIGN_OFF = re.compile(
 )
 _SPEAKER_LINE = re.compile(r"^\s*([A-Z][\w.'-]{1,20}(?:\s[A-Z][\w.'-]{1,20})?)\s*:\s+\S")
 _DOCUMENT_START = re.compile(
-    r"^\s*(?:attendees|participants|agenda|minutes|action\s+items|present|table\s+of\s+contents|abstract)\s*:", re.I
+    r"^\s*(?:attendees|participants|agenda|minutes|action\s+items|present|table\s+of\s+contents|abstract)\s*:",
+    re.I,
 )
 _ADDRESSED = re.compile(r"\b(?:you|u|your|pls|please|can|could|why|how|what)\b", re.I)
 # "here's the email:", "my landlord sent this:", "the README says:", "pasting the log below"

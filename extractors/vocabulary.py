@@ -25,8 +25,36 @@ from proxy.errors import ConfigError
 VERSION = re.compile(r"^v?\d+(?:\.\d+|\.x)*(?:[a-z]{0,3}\d*)?$|^\d+(?:\.\d+)*\+$", re.IGNORECASE)
 # Verbs under which a name that is also an ordinary word is still a product: "we use rails".
 _TECH_VERBS = frozenset(
-    "use run write build deploy host switch migrate move base power rely standardize standardise pick "
-    "choose adopt install upgrade downgrade replace swap drop ditch prefer stick love hate".split()
+    [
+        "use",
+        "run",
+        "write",
+        "build",
+        "deploy",
+        "host",
+        "switch",
+        "migrate",
+        "move",
+        "base",
+        "power",
+        "rely",
+        "standardize",
+        "standardise",
+        "pick",
+        "choose",
+        "adopt",
+        "install",
+        "upgrade",
+        "downgrade",
+        "replace",
+        "swap",
+        "drop",
+        "ditch",
+        "prefer",
+        "stick",
+        "love",
+        "hate",
+    ]
 )
 
 
@@ -93,7 +121,7 @@ class Vocabulary:
         """The slots a request is about, by the words it uses ("which db", "a recipe for tonight")."""
         words = re.findall(r"[\w+#.-]+", text.lower())
         found: set[str] = set()
-        for n, word in enumerate(words):
+        for n, _word in enumerate(words):
             for size in (2, 1):
                 phrase = " ".join(words[n : n + size]).strip(".")
                 found |= self.topics.get(phrase, set())
@@ -137,7 +165,11 @@ def slots_in(vocabulary: Vocabulary, text: str) -> list[tuple[str, str]]:
     slots = []
     for found in vocabulary.find(text):
         spec = vocabulary.slot(found.category)
-        key = spec.key if spec.single else f"{spec.key}:{re.sub(r'[^a-z0-9]+', '_', found.name.lower()).strip('_')}"
+        key = (
+            spec.key
+            if spec.single
+            else f"{spec.key}:{re.sub(r'[^a-z0-9]+', '_', found.name.lower()).strip('_')}"
+        )
         slots.append((key, found.said))
     return slots
 
@@ -209,7 +241,11 @@ class TechMarker:
         anchored = {span.sent.start for span in found if not self._ambiguous[span.kb_id_]}
         spans = [s for s in found if not self._ambiguous[s.kb_id_] or self._plausible(s, anchored)]
         # "node:test", "react/jsx-runtime": a module of the product, named as a path, not the product
-        spans = [s for s in spans if not (s.end < len(doc) and not doc[s.end - 1].whitespace_ and doc[s.end].text in (":", "/"))]
+        spans = [
+            s
+            for s in spans
+            if not (s.end < len(doc) and not doc[s.end - 1].whitespace_ and doc[s.end].text in (":", "/"))
+        ]
         kept = filter_spans(spans)
         for span in kept:
             after = doc[span.end] if span.end < len(doc) else None
@@ -229,7 +265,8 @@ class TechMarker:
         if before in ("last", "next", "this", "every", "since", "until", "each"):
             return False  # "since last Monday": a day, not Monday.com
         if any(
-            c.dep_ in ("det", "nummod", "predet") and c.lower_ not in ("the",) and c.i < span.start for c in root.children
+            c.dep_ in ("det", "nummod", "predet") and c.lower_ not in ("the",) and c.i < span.start
+            for c in root.children
         ):
             return False  # "one stack per env", "a bit of C#": a common noun, counted
         if span.sent.start in anchored and (
@@ -249,7 +286,15 @@ class TechMarker:
         if span.sent.start in anchored:
             return True
         head = root
-        while head.head.i != head.i and head.dep_ in ("prep", "conj", "pobj", "dobj", "appos", "compound", "attr"):
+        while head.head.i != head.i and head.dep_ in (
+            "prep",
+            "conj",
+            "pobj",
+            "dobj",
+            "appos",
+            "compound",
+            "attr",
+        ):
             head = head.head
             if head.lemma_ in _TECH_VERBS:
                 return True

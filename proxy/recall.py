@@ -8,9 +8,9 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from extractors.vocabulary import category_of_key
 from proxy.errors import EmbeddingError, StoreError
 from proxy.memory.embeddings import EmbeddingService
-from extractors.vocabulary import category_of_key
 from proxy.memory.ranking import keyword_query
 from proxy.memory.store import MemoryStore, RecallQuery, ScoredMemory
 from proxy.scope import SCOPE_LEVELS, Scope
@@ -75,9 +75,13 @@ async def recall(
                         standing=False,
                     )
                 )
-                slotted = await store.visible_current(
-                    scope, settings.max_memories, readable, standing=False, keys=sorted(asked)
-                ) if asked else []
+                slotted = (
+                    await store.visible_current(
+                        scope, settings.max_memories, readable, standing=False, keys=sorted(asked)
+                    )
+                    if asked
+                    else []
+                )
                 seen = {item.memory.id for item in found}
                 found += [ScoredMemory(m, score=0.5) for m in slotted if m.id not in seen]
                 topical = [item for item in found if relevant(item, settings, asked)]
@@ -88,7 +92,9 @@ async def recall(
         log.warning("recall degraded: took longer than %.0f ms", settings.timeout_s * 1000)
         return RecallOutcome(status="degraded", reason="timeout")
     given = apply_budget(
-        [ScoredMemory(m, score=1.0) for m in standing], settings.standing_max_memories, settings.standing_max_tokens
+        [ScoredMemory(m, score=1.0) for m in standing],
+        settings.standing_max_memories,
+        settings.standing_max_tokens,
     )
     given += apply_budget(topical, settings.max_memories, settings.max_tokens, settings.min_score)
     return RecallOutcome(memories=given)
@@ -104,7 +110,11 @@ def relevant(item: ScoredMemory, settings: RecallSettings, asked: frozenset[str]
     if similarity >= settings.min_similarity:
         return True
     rank = item.keyword_rank
-    return rank is not None and rank <= settings.keyword_max_rank and similarity >= settings.keyword_min_similarity
+    return (
+        rank is not None
+        and rank <= settings.keyword_max_rank
+        and similarity >= settings.keyword_min_similarity
+    )
 
 
 def estimate_tokens(text: str) -> int:

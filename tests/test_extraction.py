@@ -66,7 +66,9 @@ def texts(extractor: ClauseExtractor, text: str, role: str = "user") -> list[str
         ("I speak Dutch and English.", ("speaks:english", "English")),
     ],
 )
-def test_shapes_of_language_give_their_slot(extractor: ClauseExtractor, text: str, slot: tuple[str, str]) -> None:
+def test_shapes_of_language_give_their_slot(
+    extractor: ClauseExtractor, text: str, slot: tuple[str, str]
+) -> None:
     assert slot in facts(extractor, text), facts(extractor, text)
 
 
@@ -102,20 +104,28 @@ def test_shapes_that_store_nothing(extractor: ClauseExtractor, text: str) -> Non
 
 
 def test_one_message_holds_several_facts(extractor: ClauseExtractor) -> None:
-    found = facts(extractor, "This repo uses pnpm, not npm. Always run pnpm test before opening a pull request.")
+    found = facts(
+        extractor, "This repo uses pnpm, not npm. Always run pnpm test before opening a pull request."
+    )
     assert found == [("package_manager", "pnpm"), ("pre_pr_check", "pnpm test")]
 
 
 def test_text_is_third_person_and_names_its_subject(extractor: ClauseExtractor) -> None:
     for sentence in texts(extractor, "i love hiking , my favorite food is pizza . my wife Anna is a nurse"):
-        assert sentence.startswith("S") and " i " not in f" {sentence.lower()} " and " my " not in sentence.lower()
+        assert (
+            sentence.startswith("S")
+            and " i " not in f" {sentence.lower()} "
+            and " my " not in sentence.lower()
+        )
     assert "S loves hiking." in texts(extractor, "i love hiking")
     assert "S's favorite food is pizza." in texts(extractor, "my favorite food is pizza")
 
 
 def test_values_are_kept_exactly(extractor: ClauseExtractor) -> None:
     assert ("test_command", "npm run test:unit") in facts(extractor, "tests: `npm run test:unit`")
-    assert ("deploy_command", "./scripts/deploy.sh staging") in facts(extractor, "deploy = `./scripts/deploy.sh staging`")
+    assert ("deploy_command", "./scripts/deploy.sh staging") in facts(
+        extractor, "deploy = `./scripts/deploy.sh staging`"
+    )
 
 
 def test_a_change_keeps_what_it_replaced(extractor: ClauseExtractor) -> None:
@@ -139,7 +149,11 @@ def test_a_correction_takes_the_slot_of_what_it_corrects(extractor: ClauseExtrac
 
 def test_the_agents_reports_are_facts_and_its_advice_is_not(extractor: ClauseExtractor) -> None:
     assert ("orm", "Drizzle") in facts(extractor, "I've swapped the ORM to Drizzle.", "assistant")
-    report = texts(extractor, "the service now reads its config from environment variables via pydantic-settings", "assistant")
+    report = texts(
+        extractor,
+        "the service now reads its config from environment variables via pydantic-settings",
+        "assistant",
+    )
     assert report and "environment variables" in report[0]
     assert facts(extractor, "You might want to switch to pnpm for faster installs.", "assistant") == []
     assert facts(extractor, "I'll migrate the remaining tests to vitest next.", "assistant") == []
@@ -204,7 +218,12 @@ def _write(tmp_path: Path, name: str, *rows: object) -> Path:
 
 
 def test_a_bad_word_class_names_its_line(tmp_path: Path) -> None:
-    path = _write(tmp_path, "lexicon.jsonl", {"class": "kin_noun", "words": ["wife"]}, {"class": "vibes", "words": ["x"]})
+    path = _write(
+        tmp_path,
+        "lexicon.jsonl",
+        {"class": "kin_noun", "words": ["wife"]},
+        {"class": "vibes", "words": ["x"]},
+    )
     with pytest.raises(ConfigError, match=r"lexicon\.jsonl:2: unknown word class 'vibes'"):
         load_lexicon(path)
 
@@ -216,16 +235,23 @@ def test_a_product_of_an_unknown_category_is_refused(tmp_path: Path) -> None:
 
 
 def test_an_alias_cannot_name_two_products(tmp_path: Path) -> None:
-    rows = [{"name": "A", "category": "database", "aliases": ["x"]}, {"name": "B", "category": "cache", "aliases": ["x"]}]
+    rows = [
+        {"name": "A", "category": "database", "aliases": ["x"]},
+        {"name": "B", "category": "cache", "aliases": ["x"]},
+    ]
     with pytest.raises(ConfigError, match=r"vocabulary\.jsonl:2: alias 'x' is already 'A'"):
         load_vocabulary(_write(tmp_path, "vocabulary.jsonl", *rows))
 
 
 def test_unknown_fields_and_types_are_refused(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"vocabulary\.jsonl:1: .*colour"):
-        load_vocabulary(_write(tmp_path, "vocabulary.jsonl", {"name": "A", "category": "database", "colour": 1}))
+        load_vocabulary(
+            _write(tmp_path, "vocabulary.jsonl", {"name": "A", "category": "database", "colour": 1})
+        )
     with pytest.raises(ConfigError, match=r"vocabulary\.jsonl:1: Expected `bool`"):
-        load_vocabulary(_write(tmp_path, "vocabulary.jsonl", {"name": "A", "category": "database", "ambiguous": "y"}))
+        load_vocabulary(
+            _write(tmp_path, "vocabulary.jsonl", {"name": "A", "category": "database", "ambiguous": "y"})
+        )
 
 
 def _frame(**changes: object) -> dict[str, object]:
@@ -251,7 +277,10 @@ def _frame(**changes: object) -> dict[str, object]:
         ({"text": "It lives in {value}."}, "must name its subject"),
         ({"text": "{subject} lives in {town}."}, "unknown names"),
         ({"kind": "opinion"}, "Invalid enum value 'opinion'"),
-        ({"pattern": [{"RIGHT_ID": "value", "RIGHT_ATTRS": {"LEMMA": {"IN": "@no_such_class"}}}]}, "unknown word class"),
+        (
+            {"pattern": [{"RIGHT_ID": "value", "RIGHT_ATTRS": {"LEMMA": {"IN": "@no_such_class"}}}]},
+            "unknown word class",
+        ),
         ({"pattern": [{"RIGHT_ID": "value", "RIGHT_ATTRS": {"COLOUR": "red"}}]}, "rejected by spaCy"),
         ({"kind": "procedural", "roles": ["assistant"]}, "cannot read assistant turns"),
     ],

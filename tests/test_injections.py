@@ -36,7 +36,6 @@ def bipia_strings() -> list[str]:
     return found
 
 
-
 def decisions_for(extractor: ClauseExtractor, reply: str) -> list[tuple[str, str | None, str, str]]:
     candidates = extractor.extract([Turn("assistant", reply, 1)])
     kept, _ = decide(candidates, REQUEST, DEFAULT_POLICY, NOW)

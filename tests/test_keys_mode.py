@@ -17,7 +17,6 @@ from typing import Any
 from urllib.parse import quote
 
 import httpx
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -110,9 +109,11 @@ def _seed_acme(store_url: str, scopes: list[Scope]) -> None:
     async def run() -> None:
         embedder = MiniLMOnnxEmbedder()
         store = RedisMemoryStore(store_url, embedder.model_id, embedder.dims, timeout_s=5)
-        vector = np.ones(embedder.dims, dtype=np.float32) / np.sqrt(embedder.dims)
+        text = f"Project notes {MARK}: deploy with care."
+        # the text's own vector: recall gives a record only when a request is about it
+        (vector,) = embedder.embed([text])
         for scope in scopes:
-            await store.put(memory_record(scope, f"Project notes {MARK}: deploy with care."), vector)
+            await store.put(memory_record(scope, text), vector)
         await store.close()
 
     asyncio.run(run())

@@ -5,15 +5,12 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-import pytest
-
 from extractors import Candidate, ClauseExtractor, Turn
 from extractors.evaluation import load_labeled, score
 from policies import DEFAULT_POLICY, decide
 from proxy.scope import Scope
 
 LABELED = Path(__file__).parent / "data" / "extraction_labeled.jsonl"
-
 
 
 def stored_candidates(extractor: ClauseExtractor, texts: list[str]) -> list[list[Candidate]]:

@@ -22,7 +22,6 @@ CASES = [
 ]
 
 
-
 def _ids(case: dict[str, str]) -> str:
     return f"{case['scenario']}: {case['text']}"
 

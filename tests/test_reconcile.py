@@ -92,7 +92,6 @@ def test_qualifiers_give_their_own_slot() -> None:
     assert slot_key(SCOPE, "package_manager", "in docs/") == slot_key(SCOPE, "package_manager", "In  docs/")
 
 
-
 @pytest.mark.parametrize(
     ("text", "qualifier"),
     [

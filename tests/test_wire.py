@@ -12,7 +12,6 @@ from proxy.memory.model import Evidence, Kind, Memory, Source
 from proxy.memory.store import ScoredMemory
 from proxy.recall import BLOCK_CLOSE, BLOCK_OPEN, apply_budget, render_block
 from proxy.scope import Scope
-from proxy.settings import RecallSettings
 from proxy.wire import openai_chat
 from proxy.wire.errors import error_body, stream_error_frame
 from proxy.wire.sse import SSEParser

@@ -11,8 +11,8 @@ from typing import Any
 from extractors import Turn, clean_text
 from proxy.errors import BadRequest
 from proxy.settings import Settings
-from proxy.wire.common import item_hashes, json_object
 from proxy.wire.api import earlier_user_turns
+from proxy.wire.common import item_hashes, json_object
 from proxy.wire.errors import ApiShape
 from proxy.wire.sse import SSEParser
 
