@@ -41,7 +41,9 @@ class Clause:
     head: Token
     tokens: list[Token]
     subject: Token | None
-    about: str  # speaker | implied | group | family | pet | speaker_thing | project | you | third | pointing | thing | none
+    # speaker | implied | group | family | pet | speaker_thing | project | you | third | pointing
+    # | thing | none
+    about: str
     mood: str  # statement | imperative | question | fragment
     negated: bool = False
     modal: str | None = None
@@ -58,11 +60,11 @@ class Clause:
 
     @property
     def start(self) -> int:
-        return self.tokens[0].i
+        return int(self.tokens[0].i)
 
     @property
     def end(self) -> int:
-        return self.tokens[-1].i + 1
+        return int(self.tokens[-1].i) + 1
 
     @property
     def text(self) -> str:
@@ -409,8 +411,7 @@ class ClauseReader:
         if question_from is not None and head.i >= question_from:
             return "question"
         if first.lower_ in _WH and first.i <= head.i and first.dep_ not in ("mark",) and head.dep_ != "advcl":
-            if not (first.lower_ in ("when", "where") and head.dep_ in ("advcl",)):
-                return "question"
+            return "question"
         if subject is not None and auxes and auxes[0].i < subject.i and first.i == auxes[0].i:
             return "question"  # "do we use yarn", "is this right"
         if head.pos_ not in ("VERB", "AUX"):
@@ -447,7 +448,7 @@ class ClauseReader:
             tokens.pop()
         if not tokens or "?" not in tokens[-1].text:
             return None
-        start = tokens[0].i
+        start: int = tokens[0].i
         for token in tokens[:-1]:
             if (token.lower_ in _BOUNDARY and token.dep_ in ("punct", "cc", "prep")) or token.text in (
                 ",",
@@ -463,7 +464,7 @@ class ClauseReader:
         if head.lemma_ == "go" and head.tag_ == "VBG":
             return any(c.dep_ == "xcomp" for c in head.children)
         parent = head.head
-        return head.dep_ == "xcomp" and parent.lemma_ == "go" and parent.tag_ == "VBG"
+        return bool(head.dep_ == "xcomp" and parent.lemma_ == "go" and parent.tag_ == "VBG")
 
     def _plans(self, head: Token) -> bool:
         """ "I want to learn Rust", "we plan to move", "thinking about switching"."""

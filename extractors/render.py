@@ -188,7 +188,7 @@ def _agree(token: Token) -> str:
     if lower in _AGREE:
         return _AGREE[lower]
     if token.tag_ != "VBP":
-        return token.text
+        return str(token.text)
     return third_singular(token.text)
 
 

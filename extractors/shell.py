@@ -230,9 +230,9 @@ class Shell:
         for match in _BACKTICKS.finditer(text):
             inner = match.group(1).strip()
             if inner:
-                words = inner.split()
+                parts = inner.split()
                 found.append(
-                    Command(match.start(1), match.end(1), inner, len(words) - 1, True, self._purpose(words))
+                    Command(match.start(1), match.end(1), inner, len(parts) - 1, True, self._purpose(parts))
                 )
                 taken.append((match.start(), match.end()))
         words = [(m.start(), m.end(), m.group(0)) for m in _WORDS.finditer(text)]

@@ -14,7 +14,8 @@ _BUILTIN = (
     r"\bnpm_[A-Za-z0-9]{30,}",  # npm tokens
     r"\bhf_[A-Za-z0-9]{30,}",  # Hugging Face tokens
     r"\b(?:SG|xkeysib)[.-][A-Za-z0-9_-]{16,}",  # SendGrid, Brevo keys
-    r"\b[A-Za-z0-9]{8,}\.[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{20,}\b(?=.*(?:token|key|secret))",  # dotted tokens named as such
+    # dotted tokens named as such
+    r"\b[A-Za-z0-9]{8,}\.[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{20,}\b(?=.*(?:token|key|secret))",
     r"\bxox[abprs]-[A-Za-z0-9-]{10,}",  # Slack tokens
     r"\bAIza[0-9A-Za-z_-]{35}\b",  # Google API keys
     r"-----BEGIN [A-Z ]*PRIVATE KEY-----",

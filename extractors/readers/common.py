@@ -1,0 +1,282 @@
+"""What the readers share: the ``Fact`` they produce, the base that holds the word classes and the
+vocabulary, and the token helpers more than one reader needs."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from extractors.clauses import Clause
+from extractors.lexicon import Lexicon
+from extractors.render import SUBJECT_MARK
+from extractors.vocabulary import Vocabulary
+
+Token = Any
+Span = Any
+DEICTIC = frozenset(
+    {
+        "this",
+        "that",
+        "these",
+        "those",
+        "it",
+        "here",
+        "above",
+        "below",
+        "following",
+        "there",
+        "them",
+        "one",
+        "ones",
+        "him",
+        "her",
+        "stuff",
+        "something",
+        "things",
+        "thing",
+        "way",
+    }
+)
+_BEFORE = frozenset({"before", "prior", "ahead", "b4"})
+_CHECKPOINT_KEYS = {
+    "pr": "pr",
+    "prs": "pr",
+    "pull": "pr",
+    "mr": "pr",
+    "mrs": "pr",
+    "submit": "pr",
+    "submitting": "pr",
+    "commit": "commit",
+    "commits": "commit",
+    "committing": "commit",
+    "push": "push",
+    "pushes": "push",
+    "pushing": "push",
+    "merge": "push",
+    "merges": "push",
+    "merging": "push",
+    "deploy": "deploy",
+    "deploys": "deploy",
+    "deploying": "deploy",
+    "release": "deploy",
+    "releases": "deploy",
+    "releasing": "deploy",
+    "ship": "deploy",
+    "shipping": "deploy",
+}
+PURPOSE_WORDS: dict[str, str] = {
+    "test": "test",
+    "tests": "test",
+    "testing": "test",
+    "lint": "lint",
+    "linting": "lint",
+    "linter": "lint",
+    "build": "build",
+    "builds": "build",
+    "building": "build",
+    "deploy": "deploy",
+    "deploys": "deploy",
+    "deploying": "deploy",
+    "deployment": "deploy",
+    "format": "format",
+    "formatting": "format",
+    "formatter": "format",
+    "typecheck": "typecheck",
+    "typechecking": "typecheck",
+    "type-check": "typecheck",
+    "migrate": "migrate",
+    "migration": "migrate",
+    "migrations": "migrate",
+    "start": "dev",
+    "serve": "dev",
+    "dev": "dev",
+    "e2e": "e2e",
+    "release": "deploy",
+    "seed": "seed",
+    "install": "install",
+    "setup": "install",
+    "bench": "bench",
+    "benchmarks": "bench",
+    "check": "check",
+    "checks": "check",
+    "codegen": "codegen",
+    "generate": "codegen",
+    "regenerate": "codegen",
+}
+
+
+@dataclass(slots=True)
+class Fact:
+    """A fact read from a clause, before it becomes a ``Candidate``."""
+
+    kind: str
+    scope: str  # project | user
+    key: str | None
+    value: str
+    text: str  # with SUBJECT_MARK
+    span: str
+    reader: str  # what read it, e.g. "stack.clause" (the version is added on the way out)
+    confidence: float
+    anchor: int = -1  # token index of the value, for qualifiers and corrections
+    previous: str | None = None
+    previous_text: str | None = None
+    other: str | None = None  # "uses pnpm, not npm": the value named as not used
+    when: str | None = None
+    category: str | None = None
+    fields: dict[str, str] = field(default_factory=dict)
+
+
+class ReaderBase:
+    """What every reader reads with: the word classes and the product vocabulary."""
+
+    def __init__(self, lexicon: Lexicon, vocabulary: Vocabulary) -> None:
+        self.lex = lexicon
+        self.vocab = vocabulary
+        # past tense that brings a new state: "we switched to pnpm", "we adopted Nx"
+        self._changes = (
+            lexicon["switch_verb"]
+            | lexicon["replace_verb"]
+            | lexicon["report_verb"]
+            | lexicon["drop_verb"]
+            | frozenset(
+                {"adopt", "standardize", "standardise", "pick", "choose", "settle", "introduce", "rewrite"}
+            )
+        )
+
+
+def checkpoint_of(clause: Clause) -> str | None:
+    """ "before opening a PR", "before you push", "prior to committing"."""
+    sent = clause.head.sent
+    doc = sent.doc
+    for marker in sent:
+        if marker.lower_ not in _BEFORE:
+            continue
+        owner = _clause_head_of(marker)
+        inner = (
+            owner.i != clause.head.i and owner.dep_ in ("ccomp", "relcl") and clause.head in owner.ancestors
+        )
+        if not clause.has(marker) and owner.i != clause.head.i and not inner:
+            continue
+        for token in doc[marker.i + 1 : min(sent.end, marker.i + 6)]:
+            lower = token.lower_
+            if (
+                lower in ("pull", "merge")
+                and token.i + 1 < len(doc)
+                and doc[token.i + 1].lower_
+                in (
+                    "request",
+                    "requests",
+                )
+            ):
+                return "pr"
+            key = _CHECKPOINT_KEYS.get(lower) or _CHECKPOINT_KEYS.get(token.lemma_.lower())
+            if key and lower != "pull":
+                return key
+    return None
+
+
+def command_fact(value: str, purpose: str, clause: Clause | None, span: str, reader: str) -> Fact:
+    return Fact(
+        kind="procedural",
+        scope="project",
+        key=f"{purpose}_command",
+        value=value,
+        text=f"{SUBJECT_MARK}: the {purpose} command is {value}.",
+        span=span,
+        reader=reader,
+        confidence=0.85,
+        anchor=clause.head.i if clause is not None else -1,
+    )
+
+
+def _clause_head_of(marker: Token) -> Token:
+    """The verb a "before ..." modifier belongs to: "run X before you push" -> "run"."""
+    head = marker.head
+    if marker.dep_ == "mark" and head.dep_ == "advcl":
+        return head.head  # "before you push" is a clause of its own, hanging from "run"
+    while head.pos_ not in ("VERB", "AUX") and head.head.i != head.i:
+        head = head.head
+    return head
+
+
+def joined(tokens: list[Token]) -> str:
+    """Tokens as text: their own spacing where they touch, a space where words were left out."""
+    out = ""
+    for n, token in enumerate(tokens):
+        out += token.text
+        if n + 1 < len(tokens):
+            out += token.whitespace_ if tokens[n + 1].i == token.i + 1 else " "
+    return out.strip()
+
+
+def value_of(token: Token, how: str) -> str:
+    """The words of a value: a name with its parts, a role without its article, a phrase."""
+    if how == "token":
+        return str(token.text)
+    if how == "name":
+        parts = [
+            token,
+            *(
+                t
+                for t in token.children
+                if t.dep_ in ("compound", "flat") and t.pos_ in ("PROPN", "NOUN", "X")
+            ),
+        ]
+        names = [c for c in token.children if c.dep_ == "conj" and c.pos_ == "PROPN"]
+        if names and any(c.dep_ == "cc" for c in token.children):
+            parts += [*names, *(c for c in token.children if c.dep_ == "cc")]
+        return joined(sorted(parts, key=lambda t: t.i))
+    if how == "role":
+        return joined(
+            [t for t in token.subtree if t.i <= token.i and t.dep_ not in ("det", "poss", "predet")]
+        )
+    parts = [
+        t
+        for t in token.subtree
+        if t.dep_ not in ("relcl", "appos")
+        and not (t.dep_ == "det" and t.i == token.left_edge.i and t.lower_ == "the")
+    ]
+    while parts and parts[-1].is_punct:
+        parts.pop()
+    while parts and parts[0].is_punct:
+        parts.pop(0)
+    return joined(parts)
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")[:40] or "value"
+
+
+def condition(clause: Clause) -> bool:
+    """ "when i touch a readme", "while I was at it": a clause that sets a time or condition."""
+    marks = ("when", "whenever", "while", "if", "until", "before", "after", "once", "unless")
+    return clause.head.dep_ == "advcl" and any(
+        c.dep_ == "mark" and c.lower_ in marks for c in clause.head.children
+    )
+
+
+def pieces(sent: Span, cut_plus: bool = True, cut_colon: bool = False) -> list[Span]:
+    """A telegraphic line cut at commas, semicolons, slashes and pluses between items."""
+    pieces = []
+    start = sent.start
+    cuts: tuple[str, ...] = (",", ";", "|", "\u2014", "\u2013")
+    if cut_plus:
+        cuts = (*cuts, "+", "/", "&", "·")
+    if cut_colon:
+        cuts = (*cuts, ":")
+    doc = sent.doc
+    for token in sent:
+        glued = (
+            token.text in ("/", "+")
+            and token.i > 0
+            and not doc[token.i - 1].whitespace_
+            and not token.whitespace_
+        )
+        if (token.text in cuts and not glued) or (token.text == "-" and token.whitespace_):
+            if token.i > start:
+                pieces.append(sent.doc[start : token.i])
+            start = token.i + 1
+    if start < sent.end:
+        pieces.append(sent.doc[start : sent.end])
+    return [p for p in pieces if len(p)]

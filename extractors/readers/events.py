@@ -1,0 +1,281 @@
+"""Event facts: what happened in a life or a project and when; and reports, what a coding agent says
+it changed or verified (assistant turns only)."""
+
+from __future__ import annotations
+
+import re
+
+from extractors.clauses import Clause
+from extractors.readers.common import (
+    Fact,
+    Span,
+    command_fact,
+    condition,
+    joined,
+)
+from extractors.readers.stack import StackReader
+from extractors.render import SUBJECT_MARK, implied_third_person, plain, sentence, third_person, trim
+from extractors.shell import Command
+
+_TIME = re.compile(
+    r"\b(?:yesterday|last\s+(?:week|month|year|summer|winter|spring|autumn|fall|weekend|night|sprint|quarter)|"
+    r"(?:\d+|a|an|one|two|three|four|five|six|few|couple\s+of)\s+(?:day|week|month|year)s?\s+ago|"
+    r"in\s+(?:january|february|march|april|may|june|july|august|september|october|november|december|"
+    r"jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|the\s+spring|the\s+summer|the\s+fall|the\s+autumn|"
+    r"the\s+winter|spring|summer|autumn|winter|(?:19|20)\d\d)|"
+    r"(?:this|earlier\s+this)\s+(?:year|month|spring|summer))\b",
+    re.I,
+)
+_AGO = re.compile(
+    r"\b(?:yesterday|last\s+(?:week|month|year|sprint|quarter)|(?:\d+|a|an|one|two|three|four|five|six)\s+"
+    r"(?:day|week|month|year)s?\s+ago)\b",
+    re.I,
+)
+
+
+class EventReader(StackReader):
+    """Events of a life or a project with the time they happened, outcomes, and what a coding
+    agent says it changed or verified (assistant turns only)."""
+
+    def episode(self, clause: Clause, role: str) -> list[Fact]:
+        """An event told in passing: "we adopted a puppy in March", "I passed my driving test"."""
+        told = role == "user" and clause.mood == "statement" and clause.tense == "past"
+        implied_past = clause.about == "implied" and role == "user" and clause.head.tag_ in ("VBD", "VBN")
+        if not told and not implied_past:
+            return []
+        if clause.about not in ("speaker", "implied", "group", "family") or clause.hedged or clause.reported:
+            return []
+        if clause.conditional or clause.negated or clause.modal is not None or condition(clause):
+            return []
+        head = clause.head
+        lemma = head.lemma_.lower()
+        if lemma in self.lex["conversation_verb"] and lemma not in (
+            "get",
+            "go",
+            "make",
+            "take",
+            "find",
+            "have",
+        ):
+            return []
+        text_words = " ".join(t.lower_ for t in clause.tokens)
+        when = _TIME.search(text_words)
+        eventful = lemma in self.lex["life_event_verb"] or (
+            lemma in ("get", "be", "marry")
+            and any(
+                c.lower_ in ("married", "engaged", "promoted", "divorced", "hired", "back")
+                for c in head.subtree
+            )
+        )
+        coding = any(t.like_url or "/" in t.text or "`" in t.text for t in clause.tokens)
+        direct_tech = any(t._.tech and (t.head.i == head.i or t.head.head.i == head.i) for t in clause.tokens)
+        if coding or direct_tech or (any(t._.tech for t in clause.tokens) and not eventful):
+            return []  # "I added a column and the migration failed": the task, not a life
+        if not eventful and (not when or lemma in ("be", "have", "do", "get", "make")):
+            return []
+        objects = [
+            c
+            for c in head.children
+            if c.dep_ in ("dobj", "prep", "attr", "acomp", "xcomp", "advmod", "prt", "npadvmod")
+        ]
+        if not objects:
+            return []
+        if clause.about == "implied":
+            text = implied_third_person(trim(clause.tokens), head)
+        else:
+            text = third_person(clause.tokens, clause.subject)
+        if not text or len(text.split()) > 30:
+            return []
+        ago = _AGO.search(text_words)
+        return [
+            Fact(
+                kind="episodic",
+                scope="user",
+                key=None,
+                value=joined([t for c in objects for t in sorted(c.subtree, key=lambda t: t.i)])
+                or plain(clause.tokens),
+                text=text,
+                span=plain(clause.tokens),
+                reader="episode.personal",
+                confidence=0.75,
+                anchor=head.i,
+                when=ago.group(0) if ago else None,
+                fields={"event": plain(clause.tokens), "when": when.group(0) if when else ""},
+            )
+        ]
+
+    def outcome(self, clause: Clause) -> list[Fact]:
+        """A project event and its outcome: "the release build broke because the cache was stale"."""
+        if clause.mood != "statement" or clause.tense != "past" or clause.about not in ("project", "thing"):
+            return []
+        if clause.hedged or clause.reported or clause.conditional or clause.modal is not None:
+            return []
+        head = clause.head
+        outcomes = ("fail", "break", "crash", "succeed", "pass", "work", "time", "hang", "blow", "go", "roll")
+        if head.lemma_.lower() not in outcomes:
+            return []
+        because = ("because", "since", "as", "after", "when")
+        cause_clause = next(
+            (
+                c
+                for c in clause.children
+                if any(m.dep_ == "mark" and m.lower_ in because for m in c.head.children)
+            ),
+            None,
+        )
+        due = next((c for c in head.children if c.dep_ == "prep" and c.lower_ in ("due", "because")), None)
+        subject = clause.subject
+        if (cause_clause is None and due is None) or subject is None:
+            return []
+        event = plain(list(subject.subtree))
+        outcome_tokens = [t for t in clause.tokens if t.i >= head.i and t not in list(subject.subtree)]
+        outcome = (
+            plain([t for t in outcome_tokens if t.dep_ not in ("prep",) or t.i == head.i][:3]) or head.text
+        )
+        if cause_clause is not None:
+            cause = plain([t for t in cause_clause.tokens if t.dep_ != "mark"])
+        else:
+            cause = (
+                re.sub(r"^to\s+", "", plain([t for t in due.subtree if t.i > due.i]))
+                if due is not None
+                else ""
+            )
+        whole = plain(clause.tokens + (cause_clause.tokens if cause_clause else []))
+        return [
+            Fact(
+                kind="episodic",
+                scope="project",
+                key=None,
+                value=whole,
+                text=f"{SUBJECT_MARK} episode: {whole}.",
+                span=whole,
+                reader="episode.outcome",
+                confidence=0.8,
+                anchor=head.i,
+                fields={"event": event[:1].upper() + event[1:], "outcome": outcome, "cause": cause},
+            )
+        ]
+
+    def report(self, clause: Clause, techs: list[Span], commands: list[tuple[Command, Span]]) -> list[Fact]:
+        """What a coding agent says it changed or verified: "I've swapped the ORM to Drizzle", "the service
+        now reads its config from environment variables". Advice, options, plans, questions and general
+        explanations give nothing."""
+        if clause.mood in ("question", "imperative") or clause.negated or clause.hedged or clause.planned:
+            return []
+        if clause.conditional or clause.tense == "future" or clause.modal is not None:
+            return []
+        if any(t.lower_ in ("'ll", "will", "gonna", "next", "shall") for t in clause.head.sent):
+            return []  # "I'll migrate the rest to vitest next": a plan
+        named = clause.subject is not None and clause.subject.pos_ == "PROPN"
+        if clause.reported and not (clause.about == "third" and named):
+            return []  # an agent's "Procfile", "CI" subjects are things of the project, not people
+        sent_lemmas = {t.lemma_.lower() for t in clause.head.sent} | {t.lower_ for t in clause.head.sent}
+        if sent_lemmas & (
+            self.lex["advice_word"] | {"if", "option", "recommend", "suggest", "consider", "alternative"}
+        ):
+            return []
+        head = clause.head
+        lemma = head.lemma_.lower()
+        subject = clause.subject
+        yours = subject is not None and any(c.lower_ in ("your", "our") for c in subject.children)
+        about = "project" if yours or (clause.about == "third" and named) else clause.about
+        if (
+            about in ("none", "thing")
+            and clause.mood in ("statement", "fragment")
+            and any(t._.tech for t in clause.tokens)
+        ):
+            about = "project"  # "Confirmed: CI runs on Node 20" (parsed without its subject)
+        changed = lemma in self.lex["report_verb"]
+        did = (
+            about in ("speaker", "group", "none", "implied")
+            and clause.tense in ("past", "perfect")
+            and changed
+        )
+        if about == "implied" and head.tag_ in ("VBD", "VBN") and changed:
+            did = True  # "Upgraded to Next.js 15 and React 19."
+        state = about == "project" and clause.tense in ("present", "perfect", "past")
+        if clause.about == "none" and clause.mood == "fragment":
+            state = False
+        if not (did or state):
+            return []
+        quoted = {t.i for _, span in commands for t in span}
+        facts = self.stack(
+            _as_project(clause), [s for s in techs if s.start not in quoted], reader="report.stack"
+        )
+        facts += self.named_in_slot(_as_project(clause), {f.anchor for f in facts})
+        covered = {f.value.lower() for f in facts}
+        for command, tokens in commands:
+            if (
+                (clause.has(tokens[0]) or clause.has(tokens.root))
+                and command.purpose
+                and command.text.lower() not in covered
+            ):
+                fact = command_fact(
+                    command.text, command.purpose, clause, plain(clause.tokens), "report.command"
+                )
+                fact.kind = "semantic"
+                facts.append(fact)
+        if self._concrete(clause, facts):
+            body = [t for t in trim(clause.tokens) if t.dep_ not in ("aux",) or t.lemma_ != "have"]
+            if did:
+                after = [t for t in body if subject is None or t.i > subject.i]
+                text = f"{SUBJECT_MARK}: the agent {joined(after)}"
+            else:
+                text = f"{SUBJECT_MARK}: {joined(body)}"
+            text = re.sub(r"\b(?:I|I've|I'm)\b", "the agent", text)
+            text = re.sub(r"\byour\b", "the project's", text)
+            if len(text.split()) <= 40:
+                facts.append(
+                    Fact(
+                        kind="semantic",
+                        scope="project",
+                        key=None,
+                        value=joined(body),
+                        text=sentence(text),
+                        span=plain(clause.tokens),
+                        reader="report.change",
+                        confidence=0.7,
+                        anchor=head.i,
+                    )
+                )
+        return facts
+
+    @staticmethod
+    def _concrete(clause: Clause, facts: list[Fact]) -> bool:
+        """Whether a report names something a later session can use that the slot facts miss: a
+        quoted name, a version, a path, an image or a region ("python:3.12-slim", "europe-west1")."""
+        told = " ".join(f.value.lower() for f in facts)
+        for token in clause.tokens:
+            text = token.text
+            glued = token.i > 0 and not token.whitespace_ and not token.doc[token.i - 1].whitespace_
+            if text == "-" and glued and token.doc[token.i - 1].lower_ not in told:
+                return True  # "pydantic-settings", "python:3.12-slim"
+            if token.is_punct or text.lower() in told:
+                continue
+            if any(ch.isdigit() for ch in text) and any(ch.isalpha() for ch in text):
+                return True
+            if (
+                ("/" in text or ":" in text or "-" in text or "_" in text)
+                and len(text) > 3
+                and any(ch.isalpha() for ch in text)
+            ):
+                return True
+            if re.search(r"[A-Za-z]\.[A-Za-z]", text) or (
+                token.text == "-"
+                and not token.whitespace_
+                and token.i > 0
+                and not token.doc[token.i - 1].whitespace_
+            ):
+                return True  # "config.yaml", "pydantic-settings"
+            if text == "`":
+                return True
+            if token.dep_ == "pobj" and token._.tech is None and token.pos_ == "PROPN" and not facts:
+                return True
+        return False
+
+
+def _as_project(clause: Clause) -> Clause:
+    """The clause read as being about the project (an agent's "I switched X" tells of the project)."""
+    from dataclasses import replace as _replace
+
+    return _replace(clause, about="project", mood="statement" if clause.mood == "fragment" else clause.mood)

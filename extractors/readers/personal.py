@@ -1,0 +1,369 @@
+"""Personal facts: the frames of ``patterns/frames.jsonl`` (name, home, family, pets, diet, job...),
+answers to the question just asked, then any other durable first-person statement ("i play the violin")."""
+
+from __future__ import annotations
+
+import re
+
+from extractors.clauses import Clause
+from extractors.frames import FrameHit
+from extractors.readers.common import (
+    DEICTIC,
+    Fact,
+    Span,
+    Token,
+    condition,
+    joined,
+    slug,
+    value_of,
+)
+from extractors.readers.rules import RuleReader
+from extractors.render import SUBJECT_MARK, implied_third_person, plain, sentence, third_person, trim
+
+_TZ = re.compile(
+    r"\b(?:(?:UTC|GMT)\s?[+\-\u2212]\s?\d{1,2}(?::?\d\d)?|"
+    r"(?:Africa|America|Antarctica|Asia|Atlantic|Australia|Europe|Indian|Pacific)/[A-Z][A-Za-z_]+(?:/[A-Z][A-Za-z_]+)?|"
+    r"(?i:(?:Pacific|Eastern|Central|Mountain|Atlantic|Alaska|Hawaii|India|Indian|Japan|China|Korea|Singapore|"
+    r"Moscow|Greenwich|Central\s+European|Eastern\s+European|Western\s+European|British|Australian\s+Eastern)\s+"
+    r"(?:Standard\s+|Daylight\s+|Summer\s+)?time))(?![\w/])"
+)
+
+
+class PersonalReader(RuleReader):
+    """What a person says of themselves: the frames of ``patterns/frames.jsonl``, answers to
+    questions, time zone and diet, then any other durable first-person statement."""
+
+    def framed(self, clause: Clause, hits: list[FrameHit], role: str) -> list[Fact]:
+        facts = []
+        about = "speaker" if clause.about == "implied" else clause.about
+        for hit in hits:
+            frame = hit.frame
+            if role not in frame.roles or not clause.has(hit.anchor):
+                continue
+            if frame.about and about not in frame.about:
+                continue
+            if clause.mood not in frame.moods and not (
+                clause.mood == "fragment" and "statement" in frame.moods
+            ):
+                continue
+            if (frame.negated == "skip" and clause.negated) or (
+                frame.negated == "require" and not clause.negated
+            ):
+                continue
+            if frame.transient == "skip" and clause.transient:
+                continue
+            if clause.mood != "imperative" and (
+                not clause.asserted or clause.modal not in (None, "ca", "can")
+            ):
+                continue
+            if clause.tense == "past" and not frame.past:
+                continue  # "since i was five": was, not is
+            value_token = hit.nodes[frame.value]
+            names_someone = (
+                frame.span == "name" and frame.key is not None and not frame.key.startswith("home")
+            )
+            if value_token._.tech is not None and frame.scope == "user" and not names_someone:
+                continue  # "we moved to Node 22": a product, not a place ("call me Sam" is a name)
+            if value_token.lower_ in self.lex["timezone"]:
+                continue  # "I'm in PST": a time zone
+            value = value_of(value_token, frame.span)
+            if not value or value.lower() in DEICTIC:
+                continue
+            noun = hit.nodes.get("noun")
+            names = {"value": value, "noun": noun.lower_ if noun is not None else "", "subject": SUBJECT_MARK}
+            key = frame.key.format(**{**names, "value": slug(value)}) if frame.key else None
+            facts.append(
+                Fact(
+                    kind=frame.kind,
+                    scope=frame.scope,
+                    key=key,
+                    value=value,
+                    text=sentence(frame.text.format(**names)),
+                    span=plain(clause.tokens),
+                    reader=frame.qualified_id,
+                    confidence=frame.confidence,
+                    anchor=value_token.i,
+                    fields={"episode": "1"} if frame.episode else {},
+                )
+            )
+        return facts
+
+    def timezone(self, sent: Span) -> list[Fact]:
+        """ "im in singapore, UTC+8", "so IST", "tz: CET", "my time zone is Europe/Berlin"."""
+        text = sent.text
+        words = {t.lower_ for t in sent}
+        found = [m.group(0) for m in _TZ.finditer(text)]
+        found += [t.text for t in sent if t.text.isupper() and t.lower_ in self.lex["timezone"]]
+        if not found:
+            return []
+        mine = words & {"i", "i'm", "im", "my", "me", "tz", "timezone", "zone", "based", "m"}
+        if ("?" in text and not mine) or (
+            not mine and not any(t.dep_ == "ROOT" and t.pos_ != "VERB" for t in sent)
+        ):
+            return []  # "what is 3pm PST in CET?": a question about time zones
+        ordered = sorted(set(found), key=text.find)
+        value = ordered[0] if len(ordered) == 1 else f"{ordered[0]} ({', '.join(ordered[1:])})"
+        return [
+            Fact(
+                kind="semantic",
+                scope="user",
+                key="timezone",
+                value=value,
+                text=f"{SUBJECT_MARK}'s time zone is {value}.",
+                span=text,
+                reader="personal.timezone",
+                confidence=0.8,
+                anchor=sent.start,
+            )
+        ]
+
+    def answer(
+        self, sent: Span, clauses: list[Clause], asked: tuple[str, str | None, str, dict[str, str]]
+    ) -> list[Fact]:
+        """A short answer to the question before it: "denver. it's beautiful here" after "where do
+        you live?"; "a tiny town in ohio" after "where are you from?"."""
+        question_id, key, template, groups = asked
+        if any(
+            c.subject is not None and c.mood == "statement" and c.head.i < sent.start + 4 for c in clauses
+        ):
+            return []  # a sentence of its own ("i live in denver") is read as such
+        words: list[Token] = []
+        for token in sent:
+            if token.is_punct or token.lower_ in ("and", "but", "so", "i", "well", "oh", "um", "hmm"):
+                if words:
+                    break
+                continue
+            if token.pos_ in ("VERB", "AUX", "PRON") or token.lower_ in self.lex["hedge"]:
+                if words:
+                    break
+                return []
+            words.append(token)
+        if (
+            not words
+            or len(words) > 6
+            or any(t.lower_ in ("yes", "no", "yeah", "nope", "nothing") for t in words)
+        ):
+            return []
+        value = joined(words)
+        names = {"value": value, "subject": SUBJECT_MARK, **groups}
+        key_name = key.format(**{**names, "value": slug(value)}) if key else None
+        return [
+            Fact(
+                kind="semantic",
+                scope="user",
+                key=key_name,
+                value=value,
+                text=sentence(template.format(**names)),
+                span=plain(list(sent)),
+                reader=question_id,
+                confidence=0.7,
+                anchor=words[0].i,
+            )
+        ]
+
+    def diet(self, sent: Span, clauses: list[Clause]) -> list[Fact]:
+        """ "pescatarian now", "vegetarian since 2019", "not vegan anymore, pescatarian now": a diet
+        named anywhere the speaker says it of themselves."""
+        facts = []
+        for token in sent:
+            if token.lower_ not in self.lex["diet_word"]:
+                continue
+            clause = next((c for c in clauses if c.has(token)), None)
+            if clause is not None and (
+                clause.about in ("third", "family", "pet", "you", "project")
+                or clause.mood == "question"
+                or not clause.asserted
+            ):
+                continue
+            window = [t.lower_ for t in sent.doc[max(sent.start, token.i - 3) : token.i]]
+            after = [t.lower_ for t in sent.doc[token.i + 1 : min(sent.end, token.i + 3)]]
+            if {"not", "n't", "no", "never", "longer"} & set(window) or "anymore" in after:
+                continue
+            if token.head.lemma_.lower() in (
+                "diet",
+                "option",
+                "options",
+                "recipe",
+                "recipes",
+                "meal",
+                "meals",
+                "dish",
+            ):
+                continue  # "a vegan recipe": about food, not the person
+            facts.append(
+                Fact(
+                    "semantic",
+                    "user",
+                    "diet",
+                    token.text,
+                    f"{SUBJECT_MARK} is {token.text}.",
+                    plain(list(sent)),
+                    "personal.diet",
+                    0.8,
+                    token.i,
+                )
+            )
+        return facts[:1]
+
+    def personal(self, clause: Clause) -> list[Fact]:
+        """A durable first-person statement no frame names: "i play the violin", "my mom is a teacher"."""
+        if clause.about not in ("speaker", "implied", "family", "pet", "speaker_thing", "group"):
+            return []
+        if clause.mood not in ("statement",) or not clause.asserted or clause.transient:
+            return []
+        if clause.modal not in (None, "ca", "can") or condition(clause):
+            return []
+        head = clause.head
+        lemma = head.lemma_.lower()
+        lex = self.lex
+        if any(
+            t.lemma_.lower() in lex["speech_verb"] | lex["cognition_verb"]
+            for t in clause.tokens
+            if t.pos_ == "VERB"
+        ):
+            return []  # "my brother keeps saying ...": what someone says, not what is
+        negative_ok = lemma in lex["consume_verb"] or (lemma in lex["preference_verb"] and not clause.negated)
+        if clause.negated and not negative_ok:
+            return []
+        progressive_ok = lemma in ("live", "work", "learn", "study", "train", "volunteer")
+        if clause.tense not in ("present", "perfect") and not (
+            clause.tense == "progressive" and progressive_ok
+        ):
+            return []
+        if clause.about == "group" and not (self._family_object(clause) or negative_ok):
+            return []  # "we have two kids", "we do eat eggs": the household, not the team
+        if clause.about == "speaker_thing" and not self._profile(clause):
+            return []
+        gets = lemma == "get" and any(c.dep_ == "acomp" for c in head.children)  # "I get travel sick"
+        allowed = ("have", "be", "do", "make", "speak", "keep", "go", "take")
+        if lemma in lex["conversation_verb"] and lemma not in allowed and not gets:
+            return []
+        if lemma in lex["plan_verb"] or lemma in lex["cognition_verb"] or lemma in lex["speech_verb"]:
+            return []
+        complements = [
+            c
+            for c in head.children
+            if c.dep_
+            in (
+                "dobj",
+                "attr",
+                "acomp",
+                "xcomp",
+                "prep",
+                "oprd",
+                "ccomp",
+                "npadvmod",
+                "advmod",
+                "amod",
+                "compound",
+            )
+        ]
+        content = [
+            c
+            for c in complements
+            if c.dep_ not in ("advmod",) or c.lower_ in ("home", "abroad", "nights", "remotely")
+        ]
+        if clause.about == "implied" and head.pos_ in ("ADJ", "NOUN"):
+            content = content or [head]
+        if not content or not self._durable(clause, content):
+            return []
+        if any(t.lower_ in lex["timezone"] for c in content for t in c.subtree):
+            return []  # "I'm in PST": the time zone reader's
+        if clause.about == "implied":
+            text = implied_third_person(trim(clause.tokens), head)
+        else:
+            text = third_person(clause.tokens, clause.subject, clause.referent)
+        if not text or len(text.split()) > 30:
+            return []
+        value = joined([t for c in content for t in sorted(c.subtree, key=lambda t: t.i)])
+        key = self._role_key(clause)
+        if key == "role":
+            value = self.role_value(clause) or value
+        indentation, spaces = self._rule_slot(clause.tokens, "user")
+        if indentation == "indentation" and spaces:
+            key, value, text = indentation, spaces, self._slot_text(indentation, spaces, text)
+        return [
+            Fact(
+                kind="semantic",
+                scope="user",
+                key=key,
+                value=value or plain(clause.tokens),
+                text=text,
+                span=plain(clause.tokens),
+                reader="personal.statement",
+                confidence=0.75,
+                anchor=content[0].i,
+            )
+        ]
+
+    def _role_key(self, clause: Clause) -> str | None:
+        """ "I'm a senior backend engineer": an occupation is the user's role slot."""
+        if clause.about != "speaker" or clause.head.lemma_ != "be":
+            return None
+        attr = next((c for c in clause.head.children if c.dep_ == "attr" and c.pos_ == "NOUN"), None)
+        if attr is None or not any(c.dep_ == "det" for c in attr.children):
+            return None
+        noun = attr.lower_
+        if noun in self.lex["diet_word"] or noun in self.lex["kin_noun"]:
+            return None
+        suffixes = self.lex["occupation_suffix"]
+        whole = noun in suffixes
+        return (
+            "role"
+            if whole or (len(noun) > 4 and any(noun.endswith(s) for s in suffixes if len(s) <= 4))
+            else None
+        )
+
+    @staticmethod
+    def role_value(clause: Clause) -> str:
+        attr = next((c for c in clause.head.children if c.dep_ == "attr"), None)
+        return value_of(attr, "role") if attr is not None else ""
+
+    def _family_object(self, clause: Clause) -> bool:
+        return any(
+            t.lemma_.lower() in self.lex["kin_noun"] or t.lemma_.lower() in self.lex["pet_noun"]
+            for t in clause.tokens
+            if t.dep_ in ("dobj", "attr")
+        )
+
+    def _profile(self, clause: Clause) -> bool:
+        subject = clause.subject
+        if subject is None:
+            return False
+        if subject.lemma_.lower() in self.lex["profile_noun"]:
+            return True
+        return clause.head.lemma_ == "be" and any(
+            c.dep_ == "attr" and c.pos_ in ("NOUN", "PROPN", "NUM") for c in clause.head.children
+        )
+
+    def _durable(self, clause: Clause, content: list[Token]) -> bool:
+        """Not a state of the moment ("I'm tired"), not the task at hand ("I have a question")."""
+        lex = self.lex
+        head = clause.head
+        if head.lower_ in lex["transient_adjective"] or head.lemma_.lower() in lex["transient_adjective"]:
+            return False  # "so sorry for typos"
+        for c in content:
+            words = {t.lower_ for t in c.subtree}
+            transient = {c.lower_, c.lemma_.lower()} & lex["transient_adjective"]
+            if transient and (c.dep_ == "acomp" or c.i == head.i):
+                return False
+            if c.dep_ in ("dobj", "attr") and c.lemma_.lower() in lex["nonfact_object"]:
+                return False
+            if c.dep_ in ("dobj", "attr", "acomp") and c.lower_ in DEICTIC | {
+                "anything",
+                "everything",
+                "nothing",
+            }:
+                return False
+            if c.dep_ == "prep" and any(t.dep_ == "pobj" and t.lower_ in DEICTIC for t in c.children):
+                return False
+            if (
+                any(t._.tech for t in c.subtree)
+                and clause.about in ("speaker", "implied", "group")
+                and head.lemma_ != "love"
+            ):
+                return False  # a product the speaker uses is the stack reader's
+            del words
+        if head.lemma_ == "be" and not any(c.dep_ in ("attr", "acomp", "prep") for c in content):
+            return clause.about == "implied"
+        return True
