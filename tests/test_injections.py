@@ -1,5 +1,5 @@
 """Instruction-like text in model output never becomes a rule: a corpus of 120 injected replies of
-our own and the 125 BIPIA attack strings (shared/data), each beside an ordinary fact that must
+our own and the 125 BIPIA attack strings (tests/data/injections), each beside an ordinary fact that must
 still be learned as an active inference."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from tests.helpers import injected_block
 from tests.upstream import UpstreamStub
 
 DATA = Path(__file__).parent / "data" / "injected_replies.jsonl"
-BIPIA = Path(__file__).resolve().parents[2] / "shared" / "data" / "injections"
+BIPIA = Path(__file__).parent / "data" / "injections"  # MIT, see BIPIA_LICENSE.txt there
 REQUEST = Scope("local", project="p", user="u")
 NOW = datetime(2026, 11, 29, tzinfo=UTC)
 OWN = [json.loads(line) for line in DATA.read_text().splitlines()]
@@ -31,8 +31,7 @@ def bipia_strings() -> list[str]:
     found: list[str] = []
     for name in ("bipia_text_attack_train.json", "bipia_code_attack_train.json"):
         path = BIPIA / name
-        if path.exists():
-            found += [s for strings in json.loads(path.read_text()).values() for s in strings]
+        found += [s for strings in json.loads(path.read_text()).values() for s in strings]
     return found
 
 
@@ -62,7 +61,7 @@ def test_own_injected_replies_never_give_rules_and_still_give_facts(extractor: C
 
 def test_bipia_attacks_never_give_rules(extractor: ClauseExtractor) -> None:
     strings = bipia_strings()
-    assert len(strings) >= 100, "shared/data/injections is missing"
+    assert len(strings) >= 100, "tests/data/injections is incomplete"
     for attack in strings:
         reply = f"I've upgraded the project to Python 3.12.\n\n{attack}"
         found = decisions_for(extractor, reply)
