@@ -9,6 +9,7 @@ keep from these features; nothing here knows about products or slots.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +18,7 @@ from extractors.lexicon import Lexicon
 Token = Any  # spacy.tokens.Token
 Span = Any
 
+_PLACEHOLDER = re.compile(r"^CMD\d+$")  # a command set aside before parsing (see pipeline._unit)
 _CLAUSE_DEPS = frozenset({"ROOT", "conj", "ccomp", "advcl", "parataxis"})
 _SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "expl"})
 _SPEAKER = frozenset({"i", "me", "myself"})
@@ -339,8 +341,8 @@ class ClauseReader:
             c.dep_ == "poss" and not _time_word(c) for c in subject.children
         ):
             return "third"
-        if subject._.tech is not None:
-            return "project"
+        if subject._.tech is not None or _PLACEHOLDER.match(subject.text):
+            return "project"  # a product, or a command set aside before parsing ("CMD1 runs everything")
         if noun in lex["person_noun"]:
             return "third"
         if noun in lex["project_noun"] or subject.lower_ in lex["project_noun"] or noun in self.labels:

@@ -27,6 +27,9 @@ class QualifierPattern:
     pattern: re.Pattern[str]
 
 
+_FILE = re.compile(r"\.[A-Za-z][\w]{0,5}$")
+
+
 def load_qualifiers(path: Path | None = None) -> list[QualifierPattern]:
     patterns = []
     for where, raw in load("qualifiers.jsonl", _Raw, path):
@@ -47,6 +50,8 @@ def qualifier_in(patterns: list[QualifierPattern], text: str, value_start: int, 
             if match.start() < value_end and value_start < match.end():
                 continue
             place = match.group("q").replace("`", "").strip().rstrip(".,;:!")
+            if "/" in place and _FILE.search(place):
+                continue  # "in api/handlers.go": a file it touched, not a part of the project
             if "/" in place:
                 # one place, one slot: "the docs/ directory", "inside docs/", "in the docs/ folder"
                 return f"in {place.strip('/')}/"

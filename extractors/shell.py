@@ -220,8 +220,10 @@ class Command:
 
 
 class Shell:
-    def __init__(self, programs: list[Program]) -> None:
+    def __init__(self, programs: list[Program], known_words: frozenset[str] = frozenset()) -> None:
         self.programs = {p.exe: p for p in programs}
+        # words of ordinary English: "composer phpcs" is a command, "composer recently" is not
+        self.known_words = known_words
 
     def find(self, text: str) -> list[Command]:
         """Commands in ``text``: backticked spans first, then programs followed by arguments."""
@@ -279,9 +281,13 @@ class Shell:
             return Program(exe=bare)
         return None
 
-    @staticmethod
-    def _fits(program: Program, word: str, args: list[tuple[int, int, str]]) -> bool:
-        if program.needs_argument and args and not _command_like(args[0][2]):
+    def _command_like(self, word: str) -> bool:
+        coined = bool(self.known_words) and word.isalpha() and word.islower() and word not in self.known_words
+        return coined or _command_like(word)
+
+    def _fits(self, program: Program, word: str, args: list[tuple[int, int, str]]) -> bool:
+        flagged = len(args) > 1 and args[1][2].startswith("-")  # "hugo server -D"
+        if program.needs_argument and args and not self._command_like(args[0][2]) and not flagged:
             return False  # "yarn recently", "make sure", "go home": a word after a name, not a subcommand
         if word[:1].isupper() and program.needs_argument:
             return False  # "Make sure", "Go ahead": a capitalised verb, not a program
@@ -423,11 +429,12 @@ def _command_like(word: str) -> bool:
     return (
         word.startswith("-")
         or any(ch in word for ch in "/.:=@_")
+        or (word.startswith("+") and word[1:].isalnum())  # an Earthly target
         or any(ch.isdigit() for ch in word)
         or word.lower() in _SUBCOMMANDS
         or word.split(":")[0].lower() in _SUBCOMMANDS
     )
 
 
-def load_shell(path: Path | None = None) -> Shell:
-    return Shell([program for _, program in load("commands.jsonl", Program, path)])
+def load_shell(path: Path | None = None, known_words: frozenset[str] = frozenset()) -> Shell:
+    return Shell([program for _, program in load("commands.jsonl", Program, path)], known_words)

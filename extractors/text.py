@@ -101,14 +101,29 @@ def learnable_lines(text: str, labels: frozenset[str] = frozenset()) -> list[str
         # mostly a log or a listing: what is left are the user's own words about it, if any
         lines = [x for x in lines if "?" in x or _ADDRESSED.search(x)]
     kept = []
+    header: str | None = None
     for line in lines:
         if _machine_line(line):
             continue
+        item = bool(_LIST_MARK.match(line))
         line = _LAUGHTER.sub(" ", line)  # "moved to Kraków in march lol": the parser takes "lol" for the root
         line = _SPACES.sub(" ", _LIST_MARK.sub("", line)).strip()
-        if line:
-            kept.append(line)
+        if not line:
+            continue
+        if item and header is not None and ":" not in line[:40]:
+            # "pre-PR checklist:" then "- make lint": each item is read under its header
+            kept.append(f"{header}: {line}")
+            continue
+        header = _header(line)
+        kept.append(line)
     return kept
+
+
+def _header(line: str) -> str | None:
+    """A short line that introduces a list ("pre-PR checklist for this repo:", "our stack:")."""
+    if line.endswith(":") and len(line.split()) <= 10 and not _ANNOUNCE.search(line):
+        return line[:-1].strip()
+    return None
 
 
 def _machine_line(line: str) -> bool:

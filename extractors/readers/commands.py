@@ -9,18 +9,12 @@ from extractors.readers.common import (
     ReaderBase,
     Span,
     Token,
+    check_fact,
     checkpoint_of,
     command_fact,
 )
-from extractors.render import SUBJECT_MARK, plain
+from extractors.render import plain
 from extractors.shell import Command
-
-_CHECKPOINT_TEXT = {
-    "pr": "before opening a pull request",
-    "commit": "before committing",
-    "push": "before pushing or merging",
-    "deploy": "before deploying",
-}
 
 
 class CommandReader(ReaderBase):
@@ -36,18 +30,26 @@ class CommandReader(ReaderBase):
             )
             if trying or any(a.lemma_.lower() == "try" for a in tokens.root.ancestors):
                 continue  # "try running npm install again": a request for now
-            named = self._subject_purpose(clause) is not None or self._to_purpose(clause) is not None
-            if not command.arguments and not command.quoted and not self._ran(tokens, clause) and not named:
+            before = tokens.doc[tokens.start - 1].lower_ if tokens.start > 0 else ""
+            if before in ("not", "no") or any(c.dep_ == "neg" for c in tokens.root.children):
+                continue  # "(not black, we dropped it)": the command named as not used
+            # what the command is for, said around it: "X to format", "X for tests", "build it with X"
+            said = (
+                self._near_purpose(tokens)
+                or self._own_subject_purpose(tokens)
+                or self._to_purpose(clause)
+                or self._subject_purpose(clause)
+                or self._method_purpose(clause, tokens)
+            )
+            if not command.arguments and not command.quoted and not self._ran(tokens, clause) and not said:
                 continue  # "we use pytest" names a product, not a command
-            if not (named or checkpoint_of(clause) or _said_of(tokens.root, clause)):
+            # a "before ..." elsewhere in the sentence is this command's when nothing else claims it
+            checkpoint = checkpoint_of(clause, anywhere=clause.mood == "imperative" or not said)
+            if not (said or checkpoint or _said_of(tokens.root, clause)):
                 continue  # "after pnpm test the snapshot is stale": the command is not what is said
-            checkpoint = checkpoint_of(clause)
-            purpose = self._to_purpose(clause) or self._subject_purpose(clause) or command.purpose
-            purpose = purpose or self._purpose(clause, tokens)
-            if clause.mood == "imperative" and not (
-                checkpoint or self._to_purpose(clause) or clause.standing
-            ):
-                continue  # "try running npm install again": a request for now
+            purpose = said or command.purpose
+            if clause.mood == "imperative" and not (checkpoint or said or clause.standing):
+                continue  # "run npm install and tell me": a request for now
             if checkpoint:
                 facts.append(self._check_fact(command.text, checkpoint, clause))
             elif purpose:
@@ -70,9 +72,53 @@ class CommandReader(ReaderBase):
             # "Run the unit tests before committing": a check named in words
             checkpoint = checkpoint_of(clause)
             obj = next((c for c in clause.head.children if c.dep_ == "dobj"), None)
-            if checkpoint and obj is not None:
+            if checkpoint and obj is not None and obj.i not in {t.i for _, span in commands for t in span}:
                 facts.append(self._check_fact(plain(list(obj.subtree)), checkpoint, clause))
         return facts
+
+    @staticmethod
+    def _near_purpose(command: Span) -> str | None:
+        """The words right after a command: "dune runtest for tests", "X to format", "X for linting"."""
+        doc = command.doc
+        after = [t for t in doc[command.end : min(command.sent.end, command.end + 4)] if t.pos_ != "DET"]
+        if len(after) < 2 or after[0].lower_ not in ("for", "to"):
+            return None
+        word = after[1]
+        return PURPOSE_WORDS.get(word.lower_) or PURPOSE_WORDS.get(word.lemma_.lower())
+
+    @staticmethod
+    def _own_subject_purpose(command: Span) -> str | None:
+        """ "typecheck is X, formatting is Y": the subject of the verb the command completes."""
+        head = command.root.head
+        if command.root.dep_ not in ("attr", "dobj") or head.lemma_ not in ("be", "run", "do"):
+            return None
+        subject = next((c for c in head.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+        if subject is None:
+            return None
+        return PURPOSE_WORDS.get(subject.lower_) or PURPOSE_WORDS.get(subject.lemma_.lower())
+
+    @staticmethod
+    def _method_purpose(clause: Clause, command: Span) -> str | None:
+        """A command as the means of a verb: "build the firmware with X", "we deploy via X", "the
+        report gets regenerated with X", "run tests with X"; the verb, or what is run, is the purpose."""
+        root = command.root
+        while root.dep_ == "compound" and root.head.i != root.i:
+            root = root.head  # "with CMD1 pls": the parser took "pls" for the noun
+        if root.dep_ != "pobj" or root.head.lower_ not in ("with", "using", "via", "through", "by"):
+            return None
+        verb = root.head.head
+        # "build it with X, flash with Y": the second verb is often tagged a noun
+        verbal = verb.pos_ in ("VERB", "AUX") or (verb.dep_ == "conj" and verb.head.pos_ == "VERB")
+        participle = verb.pos_ == "ADJ" and verb.dep_ == "acomp" and verb.lower_.endswith("ed")
+        if not (verbal or participle) or not clause.has(verb):
+            return None
+        lemma = _verb_of(verb.lower_) if participle else verb.lemma_.lower()
+        if lemma in ("run", "execute", "do", "use", "start", "check"):
+            obj = next((c for c in verb.children if c.dep_ in ("dobj", "nsubjpass")), None)
+            return PURPOSE_WORDS.get(obj.lower_) if obj is not None else None
+        if lemma in ("be", "have", "get", "go", "come", "help", "fix", "try", "do", "make", "see"):
+            return None
+        return PURPOSE_WORDS.get(lemma) or (lemma if verb.is_alpha and len(lemma) > 2 else None)
 
     @staticmethod
     def _ran(tokens: Span, clause: Clause) -> bool:
@@ -95,8 +141,8 @@ class CommandReader(ReaderBase):
     def _subject_purpose(clause: Clause) -> str | None:
         """ "the lint command is X", "tests run with X", "linting is done with X"."""
         subject = clause.subject
-        if subject is None or clause.head.dep_ == "conj":
-            return None
+        if subject is None or (clause.head.dep_ == "conj" and subject.head.i != clause.head.i):
+            return None  # "X is used, and runs ...": the subject of the first clause
         if any(c.lower_ == "type" for c in subject.children):
             return "typecheck"  # "type checks are run with mypy --strict"
         for word in (subject.lower_, subject.lemma_.lower(), *(c.lower_ for c in subject.children)):
@@ -104,35 +150,17 @@ class CommandReader(ReaderBase):
                 return PURPOSE_WORDS[word]
         return None
 
-    def _purpose(self, clause: Clause, command: Span) -> str | None:
-        """ "we deploy with X", "regenerate the client with X"."""
-        head = clause.head.lemma_.lower()
-        if head in (
-            "lint",
-            "test",
-            "deploy",
-            "format",
-            "build",
-            "typecheck",
-            "migrate",
-            "generate",
-            "regenerate",
-        ):
-            return PURPOSE_WORDS.get(head)
-        return None
+    @staticmethod
+    def _check_fact(value: str, checkpoint: str, clause: Clause) -> Fact:
+        return check_fact(value, checkpoint, plain(clause.tokens), clause.head.i, "commands")
 
-    def _check_fact(self, value: str, checkpoint: str, clause: Clause) -> Fact:
-        return Fact(
-            kind="procedural",
-            scope="project",
-            key=f"pre_{checkpoint}_check",
-            value=value,
-            text=f"{SUBJECT_MARK}: always run {value} {_CHECKPOINT_TEXT[checkpoint]}.",
-            span=plain(clause.tokens),
-            reader=f"commands.before_{checkpoint}",
-            confidence=0.85,
-            anchor=clause.head.i,
-        )
+
+def _verb_of(participle: str) -> str:
+    """ "regenerated" -> "regenerate", "deployed" -> "deploy": a participle the tagger took for an
+    adjective ("the report gets regenerated with X")."""
+    if participle.endswith(("ated", "ized", "ised", "ued", "ored", "ured", "aved", "osed")):
+        return participle[:-1]
+    return participle[:-2]
 
 
 def _said_of(root: Token, clause: Clause) -> bool:

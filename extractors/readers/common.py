@@ -130,9 +130,12 @@ class Fact:
 class ReaderBase:
     """What every reader reads with: the word classes and the product vocabulary."""
 
-    def __init__(self, lexicon: Lexicon, vocabulary: Vocabulary) -> None:
+    def __init__(
+        self, lexicon: Lexicon, vocabulary: Vocabulary, known_words: frozenset[str] = frozenset()
+    ) -> None:
         self.lex = lexicon
         self.vocab = vocabulary
+        self.known_words = known_words  # words of ordinary English; a word outside them is coined
         # past tense that brings a new state: "we switched to pnpm", "we adopted Nx"
         self._changes = (
             lexicon["switch_verb"]
@@ -145,10 +148,10 @@ class ReaderBase:
         )
 
 
-def checkpoint_of(clause: Clause) -> str | None:
-    """ "before opening a PR", "before you push", "prior to committing"."""
+def checkpoint_of(clause: Clause, anywhere: bool = False) -> str | None:
+    """ "before opening a PR", "before you push", "prior to committing". ``anywhere``: a marker
+    anywhere in the sentence counts (for commands: "before you push anything, run X")."""
     sent = clause.head.sent
-    doc = sent.doc
     for marker in sent:
         if marker.lower_ not in _BEFORE:
             continue
@@ -156,24 +159,58 @@ def checkpoint_of(clause: Clause) -> str | None:
         inner = (
             owner.i != clause.head.i and owner.dep_ in ("ccomp", "relcl") and clause.head in owner.ancestors
         )
-        if not clause.has(marker) and owner.i != clause.head.i and not inner:
+        if not anywhere and not clause.has(marker) and owner.i != clause.head.i and not inner:
             continue
-        for token in doc[marker.i + 1 : min(sent.end, marker.i + 6)]:
-            lower = token.lower_
-            if (
-                lower in ("pull", "merge")
-                and token.i + 1 < len(doc)
-                and doc[token.i + 1].lower_
-                in (
-                    "request",
-                    "requests",
-                )
-            ):
-                return "pr"
-            key = _CHECKPOINT_KEYS.get(lower) or _CHECKPOINT_KEYS.get(token.lemma_.lower())
-            if key and lower != "pull":
-                return key
+        key = checkpoint_after(marker)
+        if key:
+            return key
     return None
+
+
+def checkpoint_after(marker: Token) -> str | None:
+    """The checkpoint named in the few words after "before": "a PR", "every push", "pull requests"."""
+    doc = marker.doc
+    for token in doc[marker.i + 1 : min(marker.sent.end, marker.i + 6)]:
+        lower = token.lower_
+        following = doc[token.i + 1].lower_ if token.i + 1 < len(doc) else ""
+        if lower in ("pull", "merge") and following in ("request", "requests"):
+            return "pr"
+        key = _CHECKPOINT_KEYS.get(lower) or _CHECKPOINT_KEYS.get(token.lemma_.lower())
+        if key and lower != "pull":
+            return key
+    return None
+
+
+_PRE = re.compile(r"\bpre[- ]?(pr|mr|commit|push|merge|deploy|release)\b", re.I)
+
+
+def checkpoint_in(text: str) -> str | None:
+    """ "pre-PR checklist", "pre-commit", "pre push": a checkpoint named as a prefix."""
+    match = _PRE.search(text)
+    return _CHECKPOINT_KEYS.get(match.group(1).lower()) if match else None
+
+
+CHECKPOINT_TEXT = {
+    "pr": "before opening a pull request",
+    "commit": "before committing",
+    "push": "before pushing or merging",
+    "deploy": "before deploying",
+}
+
+
+def check_fact(value: str, checkpoint: str, span: str, anchor: int, reader: str) -> Fact:
+    """A check to run at a checkpoint: "always run make lint before opening a pull request"."""
+    return Fact(
+        kind="procedural",
+        scope="project",
+        key=f"pre_{checkpoint}_check",
+        value=value,
+        text=f"{SUBJECT_MARK}: always run {value} {CHECKPOINT_TEXT[checkpoint]}.",
+        span=span,
+        reader=f"{reader}.before_{checkpoint}",
+        confidence=0.85,
+        anchor=anchor,
+    )
 
 
 def command_fact(value: str, purpose: str, clause: Clause | None, span: str, reader: str) -> Fact:

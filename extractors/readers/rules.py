@@ -128,6 +128,15 @@ class RuleReader(ReaderBase):
             return True
         if words & DEICTIC or clause.transient:
             return False  # "don't touch that file", "keep that in mind": about the task at hand
+        after = [t for t in clause.tokens if t.i > clause.head.i]
+        if after and (
+            after[0].pos_ == "NUM"
+            or (
+                after[0].lower_ in ("all", "both", "each")
+                and (len(after) == 1 or after[1].pos_ not in ("NOUN", "PROPN", "ADJ"))
+            )
+        ):
+            return False  # "run all 3 after your changes", "run both": the things just listed
         if clause.negated or checkpoint_of(clause) is not None:
             return True
         if any(

@@ -13,6 +13,9 @@ from extractors.readers.common import (
     ReaderBase,
     Span,
     Token,
+    check_fact,
+    checkpoint_after,
+    checkpoint_in,
     command_fact,
     pieces,
     slug,
@@ -380,6 +383,11 @@ class StackReader(ReaderBase):
         for piece in pieces(sent):
             if question_from is not None and piece[-1].i >= question_from:
                 continue
+            piece_commands = [c for c in commands if piece[0].idx <= c.start < piece[-1].idx + len(piece[-1])]
+            labeled = self._labeled_commands(piece, piece_commands)
+            if labeled:
+                facts += labeled
+                continue
             if _clausal(piece):
                 continue  # a clause: the clause readers take it
             words = [t for t in piece if not t.is_punct]
@@ -399,7 +407,6 @@ class StackReader(ReaderBase):
             if label_category == "language" and any(t.lower_ in self.lex["language_name"] for t in piece):
                 label_category = "spoken_language"
             inside = [s for s in techs if piece[0].i <= s.start <= piece[-1].i and s.start >= label_end]
-            piece_commands = [c for c in commands if piece[0].idx <= c.start < piece[-1].idx + len(piece[-1])]
             if purpose and piece_commands:
                 command = piece_commands[0]
                 facts.append(command_fact(command.text, purpose, None, plain(list(piece)), "commands.label"))
@@ -425,6 +432,40 @@ class StackReader(ReaderBase):
             )
             in_sentence = [s for s in techs if sent.start <= s.start < sent.end]
             facts.extend(self.stack(pseudo, in_sentence, reader="stack.rundown"))
+        return facts
+
+    @staticmethod
+    def _labeled_commands(piece: Span, commands: list[Command]) -> list[Fact]:
+        """ "pre-PR checklist: make lint", "staging deploy = ./ops/deploy.sh", "local preview: hugo
+        server -D": commands under a label that says when or what for."""
+        separator = next((t for t in piece[1:8] if t.text in (":", "=", "->", "=>")), None)
+        if separator is None:
+            return []
+        after = [c for c in commands if c.start > separator.idx]
+        label = [t for t in piece if t.i < separator.i and not t.is_punct]
+        if not after or not label:
+            return []
+        text = plain(list(piece))
+        before = next((t for t in label if t.lower_ in ("before", "prior")), None)
+        checkpoint = checkpoint_in(" ".join(t.text for t in label)) or (
+            checkpoint_after(before) if before is not None else None
+        )
+        purpose = next(
+            (
+                PURPOSE_WORDS.get(t.lower_) or PURPOSE_WORDS.get(t.lemma_.lower())
+                for t in label
+                if PURPOSE_WORDS.get(t.lower_) or PURPOSE_WORDS.get(t.lemma_.lower())
+            ),
+            None,
+        )
+        nouns = [t for t in label if t.pos_ in ("NOUN", "PROPN", "VERB") and t.is_alpha]
+        purpose = purpose or (nouns[0].lemma_.lower() if nouns and nouns[0].lemma_.isalpha() else None)
+        facts = []
+        for command in after:
+            if checkpoint:
+                facts.append(check_fact(command.text, checkpoint, text, separator.i, "commands.label"))
+            elif purpose:
+                facts.append(command_fact(command.text, purpose, None, text, "commands.label"))
         return facts
 
     def _labeled_value(self, category: str, piece: Span, start: int) -> list[Fact]:
