@@ -30,8 +30,10 @@ _THIRD_PRONOUNS = frozenset(
 )
 _WH = frozenset({"what", "which", "who", "whom", "whose", "why", "how", "where", "when"})
 _CONDITION_MARKS = frozenset(
-    {"if", "unless", "whether", "suppose", "supposing", "assuming", "incase", "lest"}
+    {"if", "unless", "whether", "suppose", "supposing", "assuming", "incase", "lest", "like"}
 )
+# "when I run the scraper": a clause of time in the present is a condition, not news
+_WHEN_MARKS = frozenset({"when", "whenever", "while", "once", "until", "till"})
 _FUTURE_MODALS = frozenset({"will", "'ll", "ll", "shall", "wo", "gonna"})
 _WEAK_MODALS = frozenset({"might", "could", "may", "would", "'d", "d", "ca", "can"})
 _DUTY_MODALS = frozenset({"must", "should", "shall", "need", "ought"})
@@ -270,8 +272,18 @@ class ClauseReader:
         elif head.tag_ == "VBG" and any(a.lemma_ == "be" for a in auxes):
             clause.tense = "progressive"
         # a "not" after the head names an alternative ("use yarn, not npm"), it does not deny the clause
-        clause.negated = any(c.dep_ == "neg" and c.i < head.i for c in head.children) or any(
-            c.dep_ == "neg" for a in auxes for c in a.children
+        doc = head.doc
+        clause.negated = (
+            any(c.dep_ == "neg" and c.i < head.i for c in head.children)
+            or any(c.dep_ == "neg" for a in auxes for c in a.children)
+            # "we're (definitely) not on kubernetes": right after the copula it denies the clause
+            or any(
+                c.dep_ == "neg"
+                and head.lemma_ == "be"
+                and all(doc[i].pos_ == "ADV" for i in range(head.i + 1, c.i))
+                for c in head.children
+                if c.i > head.i
+            )
         )
         if "used" in words and "to" in words and head.lemma_ != "use":
             clause.tense = "past"  # "we used to deploy on heroku"
@@ -292,11 +304,17 @@ class ClauseReader:
             or clause.tense == "future"
         )
         clause.reported = self._reported(clause)
-        clause.conditional = any(
-            c.dep_ == "mark" and c.lower_ in _CONDITION_MARKS for c in head.children
-        ) or (clause.parent is not None and clause.parent.conditional and head.dep_ == "conj")
-        clause.transient = self._transient(clause)
         clause.standing = bool(lemmas & lex["standing_marker"]) or self._standing_phrase(words)
+        clause.conditional = (
+            any(c.dep_ == "mark" and c.lower_ in _CONDITION_MARKS for c in head.children)
+            or (clause.parent is not None and clause.parent.conditional and head.dep_ == "conj")
+            or (
+                clause.tense == "present"
+                and not clause.standing  # "whenever the schema changes, regenerate ...": a rule
+                and any(c.dep_ in ("mark", "advmod") and c.lower_ in _WHEN_MARKS for c in head.children)
+            )
+        )
+        clause.transient = self._transient(clause)
 
     def _about(self, subject: Token) -> str:
         lower = subject.lower_
@@ -343,15 +361,15 @@ class ClauseReader:
             return "third"
         if subject._.tech is not None or _PLACEHOLDER.match(subject.text):
             return "project"  # a product, or a command set aside before parsing ("CMD1 runs everything")
-        if noun in lex["person_noun"]:
-            return "third"
-        if noun in lex["project_noun"] or subject.lower_ in lex["project_noun"] or noun in self.labels:
-            return "project"
         compound = " ".join(
             [*(c.lower_ for c in subject.children if c.dep_ in ("compound", "amod")), subject.lower_]
         )
         if compound in self.labels:
-            return "project"  # "background jobs moved to GoodJob"
+            return "project"  # "background jobs moved to GoodJob", "the package manager is pnpm"
+        if noun in lex["person_noun"]:
+            return "third"
+        if noun in lex["project_noun"] or subject.lower_ in lex["project_noun"] or noun in self.labels:
+            return "project"
         if subject.pos_ == "PROPN" and subject.ent_type_ in ("", "PERSON"):
             return "third"
         return "thing"

@@ -227,6 +227,7 @@ class ClauseExtractor:
         hits = self.frames.hits(doc) if personal else []
         reads: list[_Read] = []
         kin: Any = None  # the last "my husband" said: "he's a pilot" is about him
+        after_question = False  # "how does X work? explain like im 5": a request about that question
         for number, sent in enumerate(doc.sents):
             text = sent.text.strip()
             if len(text) < 3 or is_forget_request(text):
@@ -239,9 +240,12 @@ class ClauseExtractor:
                 facts += self.readers.answer(sent, clauses, question)
             asked = self.clause_reader.question_start(sent)
             if turn.role == "user":
-                facts += self.readers.telegraphic(sent, techs, [c for c, _ in commands], asked)
+                facts += self.readers.telegraphic(
+                    sent, techs, [c for c, _ in commands], asked, tuple(clauses)
+                )
             for clause in clauses:
-                facts += self._clause_facts(clause, turn, techs, commands, hits)
+                facts += self._clause_facts(clause, turn, techs, commands, hits, after_question)
+            after_question = text.endswith("?")
             if turn.role == "user" and not any(f.kind == "procedural" for f in facts):
                 facts += self.readers.fragment_rules(sent, asked)
             if turn.role == "user" and not any(f.key == "timezone" for f in facts):
@@ -270,6 +274,7 @@ class ClauseExtractor:
         techs: list[Any],
         commands: list[tuple[Command, Any]],
         hits: list[Any],
+        after_question: bool = False,
     ) -> list[Fact]:
         readers = self.readers
         if turn.role == "assistant":
@@ -288,7 +293,8 @@ class ClauseExtractor:
         if readers.states_stack(clause):
             facts += readers.stack(clause, [s for s in techs if s.start not in in_commands])
             facts += readers.named_in_slot(clause, in_commands | {f.anchor for f in facts})
-        if not any(f.kind == "procedural" or f.key for f in facts):
+        one_off = after_question and clause.mood == "imperative" and not clause.standing
+        if not one_off and not any(f.kind == "procedural" or f.key for f in facts):
             facts += readers.rules(clause)
         facts += readers.preference(clause)
         framed = readers.framed(clause, hits, turn.role)

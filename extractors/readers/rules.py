@@ -137,6 +137,11 @@ class RuleReader(ReaderBase):
             )
         ):
             return False  # "run all 3 after your changes", "run both": the things just listed
+        if any(
+            c.dep_ == "dobj" and c.lower_ in ("anything", "everything", "something") and not list(c.children)
+            for c in clause.head.children
+        ) and not any(c.dep_ == "prep" for c in clause.head.children):
+            return False  # "don't refactor anything" (but "... anything in migrations/"): the task at hand
         if clause.negated or checkpoint_of(clause) is not None:
             return True
         if any(

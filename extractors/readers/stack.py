@@ -80,7 +80,13 @@ class StackReader(ReaderBase):
     def stack(self, clause: Clause, techs: list[Span], reader: str = "stack.clause") -> list[Fact]:
         """Products a clause says the project uses (or the user, for their own tools)."""
         facts: list[Fact] = []
-        mine = [s for s in techs if (clause.has(s.root) or clause.has(s[0])) and not self._modifier(s)]
+        mine = [
+            s
+            for s in techs
+            if (clause.has(s.root) or clause.has(s[0]))
+            # in a rundown's item the parse across items means nothing: "swift 5.10 / swiftui / TCA"
+            and not (self._modifier(s) and (clause.mood != "fragment" or clause.has(s.root.head)))
+        ]
         if any(
             t.dep_ == "poss"
             and (t.lower_ in ("their", "his", "her", "your") or t.lemma_.lower() in self.lex["person_noun"])
@@ -374,7 +380,12 @@ class StackReader(ReaderBase):
         return None
 
     def telegraphic(
-        self, sent: Span, techs: list[Span], commands: list[Command], question_from: int | None = None
+        self,
+        sent: Span,
+        techs: list[Span],
+        commands: list[Command],
+        question_from: int | None = None,
+        clauses: tuple[Clause, ...] = (),
     ) -> list[Fact]:
         """ "db: postgres 16", "ci = buildkite", "next 14 / tailwind / supabase, deployed on vercel":
         the items of a line, each without a clause of its own."""
@@ -412,6 +423,11 @@ class StackReader(ReaderBase):
                 facts.append(command_fact(command.text, purpose, None, plain(list(piece)), "commands.label"))
                 continue
             if label_category is None and not inside:
+                rundown = any(s for s in techs if sent.start <= s.start < sent.end) or any(
+                    t.text in ("/", "+") for t in sent
+                )
+                if not any(_says_otherwise(c, piece) for c in clauses):
+                    facts += self._unknown_item(piece, rundown)
                 continue
             if label_category is not None:
                 matching = [s for s in inside if s.label_ == label_category]
@@ -433,6 +449,83 @@ class StackReader(ReaderBase):
             in_sentence = [s for s in techs if sent.start <= s.start < sent.end]
             facts.extend(self.stack(pseudo, in_sentence, reader="stack.rundown"))
         return facts
+
+    def _unknown_item(self, piece: Span, rundown: bool) -> list[Fact]:
+        """An item the vocabulary lacks: "Riverpod for state management", "TCA for state", or, among
+        other products, a coined name alone ("loom + gradle", "esp-hal, no_std")."""
+        words = [t for t in piece if not t.is_punct]
+        while words and words[0].lower_ in ("and", "with", "w", "plus", "also", "then", "using"):
+            words = words[1:]
+        if not words or words[0].i > piece.start + 3:
+            return []
+        cut = next((n for n, t in enumerate(words) if t.lower_ == "for"), len(words))
+        name, purpose = words[:cut], words[cut + 1 :]
+        if not 1 <= len(name) <= 3 or not all(self._name_part(t) for t in name):
+            return []
+        if any(_SOURCE_FILE.search(t.text) for t in name):
+            return []  # "foo.test.ts": a file, not a product
+        if not any(self._coined(t) or t.pos_ == "PROPN" for t in name):
+            return []
+        value = piece.doc[name[0].i : name[-1].i + 1].text  # as written: "@wordpress/env", "esp-hal"
+        category = None
+        if purpose:
+            purpose = [t for t in purpose if t.pos_ != "DET"]
+            category = self.vocab.category_of_label(" ".join(t.lower_ for t in purpose)) or next(
+                (c for t in purpose if (c := self.vocab.category_of_label(t.lower_))), None
+            )
+        elif not rundown or not any(self._coined(t) for t in name):
+            return []
+        if category is not None and self.vocab.slot(category).scope == "project" and category != "tool":
+            spec = self.vocab.slot(category)
+            key = spec.key if spec.single else f"{spec.key}:{slug(value)}"
+            text = _fill(spec.template(), value)
+        else:
+            key = f"tool:{slug(value)}"
+            text = (
+                f"{SUBJECT_MARK} uses {value} for {plain(purpose)}."
+                if purpose
+                else f"{SUBJECT_MARK} uses {value}."
+            )
+        return [
+            Fact(
+                kind="semantic",
+                scope="project",
+                key=key,
+                value=value,
+                text=text,
+                span=plain(list(piece)),
+                reader="stack.unknown",
+                confidence=0.7,
+                anchor=name[0].i,
+                category=category,
+            )
+        ]
+
+    def _coined(self, token: Token) -> bool:
+        """A word no dictionary of English has: "tuist", "espflash", "zigbee2mqtt", "esp-hal"."""
+        text = token.text
+        if any(ch.isdigit() for ch in text) and any(ch.isalpha() for ch in text):
+            return True
+        parts = [p for p in re.split(r"[-_.@/]", text.lower()) if p]
+        return (
+            bool(self.known_words)
+            and bool(parts)
+            and any(p.isalpha() and p not in self.known_words for p in parts)
+        )
+
+    @staticmethod
+    def _name_part(token: Token) -> bool:
+        return token.pos_ not in (
+            "PRON",
+            "DET",
+            "VERB",
+            "AUX",
+            "ADP",
+            "CCONJ",
+            "SCONJ",
+            "PART",
+            "INTJ",
+        ) and not (token.is_stop and token.pos_ != "PROPN")
 
     @staticmethod
     def _labeled_commands(piece: Span, commands: list[Command]) -> list[Fact]:
@@ -527,6 +620,22 @@ class StackReader(ReaderBase):
             )
             or token.lower_ in ("maybe", "considering", "thinking", "if", "whether", "might", "should")
         )
+
+
+_SOURCE_FILE = re.compile(
+    r"\.(?:tsx?|jsx?|py|go|rs|rb|java|kt|swift|md|json|ya?ml|toml|txt|html?|css|scss|sh|cfg|ini|lock|sql|"
+    r"c|h|cpp|hpp|cs|php|ex|exs|ml|hs|lua|vue|svelte|env|conf|xml|csv|ipynb|gradle|tf)$",
+    re.I,
+)
+
+
+def _says_otherwise(clause: Clause, piece: Span) -> bool:
+    """Whether a clause the piece belongs to makes it someone else's, asked, denied or wished:
+    "my coworker swears by neovim + lazy.nvim" (unless the piece is what the clause is about)."""
+    root = piece.root
+    if not clause.has(root) or (clause.subject is not None and clause.subject.i == root.i):
+        return False
+    return clause.about in ("third", "you") or clause.negated or not clause.asserted
 
 
 def _object_of(token: Token, head: Token) -> bool:
