@@ -118,7 +118,8 @@ class ClauseExtractor:
         for text, pieces in _SPECIAL_CASES.items():
             tokenizer.add_special_case(text, pieces)
         nlp.add_pipe("mnemo_chat_norms_v1")
-        nlp.add_pipe("mnemo_tech_v1")
+        tech: Any = nlp.add_pipe("mnemo_tech_v1")
+        tech.known_words = self.known_words
         self.nlp = nlp
         self.frames = Frames(nlp, self.lexicon)
         project_labels = frozenset(

@@ -228,6 +228,12 @@ class TechMarker:
             self.matcher.add(product.name, patterns)
             self._ambiguous[product.name] = product.ambiguous
         self._category = {p.name: p.category for p in vocabulary.products}
+        self._forms = {p.name: [f.lower() for f in (p.name, *p.aliases)] for p in vocabulary.products}
+        self._word_forms: dict[str, frozenset[str]] = {}
+        self._labels = frozenset(vocabulary.labels)
+        # set by the pipeline: words of ordinary English. An ambiguous product is ambiguous only as
+        # such a word: "next" may be a word, "nextjs" is the product
+        self.known_words: frozenset[str] = frozenset()
 
     def __call__(self, doc: Any) -> Any:
         from spacy.tokens import Span
@@ -238,8 +244,8 @@ class TechMarker:
             name = doc.vocab.strings[match_id]
             found.append(Span(doc, start, end, label=self._category[name], kb_id=name))
         # sentences that name a product unambiguously lend the ambiguous names in them some trust
-        anchored = {span.sent.start for span in found if not self._ambiguous[span.kb_id_]}
-        spans = [s for s in found if not self._ambiguous[s.kb_id_] or self._plausible(s, anchored)]
+        anchored = {span.sent.start for span in found if not self._is_ambiguous(span)}
+        spans = [s for s in found if not self._is_ambiguous(s) or self._plausible(s, anchored)]
         # "node:test", "react/jsx-runtime": a module of the product, named as a path, not the product
         spans = [
             s
@@ -255,6 +261,20 @@ class TechMarker:
                 token._.tech = span.label_
         doc.spans["tech"] = kept
         return doc
+
+    def _is_ambiguous(self, span: Any) -> bool:
+        if not self._ambiguous[span.kb_id_]:
+            return False
+        if not self.known_words:
+            return True
+        # the forms of this product that are ordinary words; when there are some, only they are ambiguous
+        words = self._word_forms.get(span.kb_id_)
+        if words is None:
+            words = frozenset(
+                f for f in self._forms[span.kb_id_] if all(w in self.known_words for w in f.split())
+            )
+            self._word_forms[span.kb_id_] = words
+        return not words or span.text.lower() in words
 
     def _plausible(self, span: Any, anchored: set[int]) -> bool:
         """An ordinary word that is also a product name ("go", "rails") is taken as the product when
@@ -285,6 +305,11 @@ class TechMarker:
             return True
         if span.sent.start in anchored:
             return True
+        if before == "in" and self._category[span.kb_id_] == "language":
+            return True  # "firmware in rust", "written in go"
+        following = [t.lower_ for t in doc[span.end : span.end + 4] if t.pos_ != "DET"]
+        if following[:1] == ["for"] and len(following) > 1 and following[1] in self._labels:
+            return True  # "temporal for the workflows": a product, named for its slot
         head = root
         while head.head.i != head.i and head.dep_ in (
             "prep",
@@ -294,6 +319,7 @@ class TechMarker:
             "appos",
             "compound",
             "attr",
+            "oprd",
         ):
             head = head.head
             if head.lemma_ in _TECH_VERBS:

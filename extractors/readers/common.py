@@ -293,6 +293,23 @@ def condition(clause: Clause) -> bool:
     )
 
 
+def _listed_parentheses(sent: Span) -> set[int]:
+    """The parentheses around a list, which are cuts like commas: "firmware in rust (esp-hal,
+    no_std)"; "(self hosted sentry clone)" is an aside about what comes before it, not an item."""
+    cuts: set[int] = set()
+    opened: int | None = None
+    for token in sent:
+        if token.text == "(":
+            opened = token.i
+        elif token.text == ")" and opened is not None:
+            inside = sent.doc[opened + 1 : token.i]
+            listed = any(t.text in (",", "+", "/", ";") for t in inside)
+            if listed and not any(t.pos_ in ("VERB", "AUX", "INTJ") or t.lower_ == "sorry" for t in inside):
+                cuts |= {opened, token.i}
+            opened = None
+    return cuts
+
+
 def pieces(sent: Span, cut_plus: bool = True, cut_colon: bool = False) -> list[Span]:
     """A telegraphic line cut at commas, semicolons, slashes and pluses between items."""
     pieces = []
@@ -303,7 +320,13 @@ def pieces(sent: Span, cut_plus: bool = True, cut_colon: bool = False) -> list[S
     if cut_colon:
         cuts = (*cuts, ":")
     doc = sent.doc
+    listed = _listed_parentheses(sent) if cut_plus else set()
     for token in sent:
+        if token.i in listed:
+            if token.i > start:
+                pieces.append(sent.doc[start : token.i])
+            start = token.i + 1
+            continue
         glued = (
             token.text in ("/", "+")
             and token.i > 0

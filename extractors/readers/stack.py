@@ -453,6 +453,8 @@ class StackReader(ReaderBase):
     def _unknown_item(self, piece: Span, rundown: bool) -> list[Fact]:
         """An item the vocabulary lacks: "Riverpod for state management", "TCA for state", or, among
         other products, a coined name alone ("loom + gradle", "esp-hal, no_std")."""
+        if any(t.text in (":", "=") for t in piece):
+            return []  # "repo: ledger-svc": a label the vocabulary does not know names something else
         words = [t for t in piece if not t.is_punct]
         while words and words[0].lower_ in ("and", "with", "w", "plus", "also", "then", "using"):
             words = words[1:]
@@ -464,16 +466,18 @@ class StackReader(ReaderBase):
             return []
         if any(_SOURCE_FILE.search(t.text) for t in name):
             return []  # "foo.test.ts": a file, not a product
-        if not any(self._coined(t) or t.pos_ == "PROPN" for t in name):
-            return []
         value = piece.doc[name[0].i : name[-1].i + 1].text  # as written: "@wordpress/env", "esp-hal"
+        glued = " " not in value and any(ch in value for ch in "-_") and value.lower() not in self.known_words
+        coined = glued or any(self._coined(t) for t in name)
+        if not coined and not any(t.pos_ == "PROPN" for t in name):
+            return []
         category = None
         if purpose:
             purpose = [t for t in purpose if t.pos_ != "DET"]
             category = self.vocab.category_of_label(" ".join(t.lower_ for t in purpose)) or next(
                 (c for t in purpose if (c := self.vocab.category_of_label(t.lower_))), None
             )
-        elif not rundown or not any(self._coined(t) for t in name):
+        elif not rundown or not coined:
             return []
         if category is not None and self.vocab.slot(category).scope == "project" and category != "tool":
             spec = self.vocab.slot(category)
@@ -599,7 +603,16 @@ class StackReader(ReaderBase):
             purpose = PURPOSE_WORDS.get(words) if size == 1 else None
             if words in ("test command", "build command", "lint command", "deploy command", "tests command"):
                 purpose = PURPOSE_WORDS.get(words.split()[0])
-            first = tokens[0].i in (piece.sent.start, piece.start)
+            # a piece that opens with a label: "ci on bitrise", but "home brewing" is not "home: brewing"
+            first = tokens[0].i == piece.sent.start or (
+                tokens[0].i == piece.start
+                and category is not None
+                and not (
+                    self.vocab.slot(category).scope == "user"
+                    and nxt.pos_ in ("NOUN", "VERB")
+                    and nxt._.tech is None
+                )
+            )
             if (category is not None or purpose) and (separated or nxt._.tech is not None or first):
                 return category, start, purpose
         return None, piece[0].i, None
