@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from extractors.lexicon import Lexicon
+from extractors.render import glued_symbol
 
 Token = Any  # spacy.tokens.Token
 Span = Any
@@ -227,7 +228,7 @@ class ClauseReader:
                     continue
                 stack.append(child)
         tokens.sort(key=lambda t: t.i)
-        while tokens and (tokens[-1].is_punct or tokens[-1].dep_ == "cc"):
+        while tokens and ((tokens[-1].is_punct and not glued_symbol(tokens)) or tokens[-1].dep_ == "cc"):
             tokens.pop()
         while tokens and (tokens[0].is_punct or tokens[0].dep_ == "cc"):
             tokens.pop(0)
@@ -446,7 +447,15 @@ class ClauseReader:
                 return (
                     "imperative"  # "For hotfix branches skip the tests": the subject is the opener's object
                 )
-        if subject is None and head.dep_ not in ("advcl", "xcomp") and not self._after_to(head):
+        # "give me everything in acres, the metric stuff means nothing to me": an opening verb the
+        # parser hung under the next clause is still an order
+        opening = (
+            head.dep_ == "advcl"
+            and head.tag_ == "VB"
+            and first.i == head.i
+            and not any(c.dep_ == "mark" for c in head.children)
+        )
+        if subject is None and (head.dep_ not in ("advcl", "xcomp") or opening) and not self._after_to(head):
             if head.tag_ in ("VB", "VBP") or (head.lemma_ == "be" and head.tag_ == "VB"):
                 return "imperative"
             if any(a.lower_ in ("do", "don't", "dont") for a in auxes) and head.tag_ == "VB":

@@ -73,6 +73,22 @@ def _chat_norms(nlp: Language, name: str) -> Any:
     return fix
 
 
+@Language.factory("mnemo_chat_sentences_v1")
+def _chat_sentences(nlp: Language, name: str) -> Any:
+    """Sentence starts the parser misses in chat: "no emojis. ever. makes it look ..." starts three
+    sentences, though none is capitalised. Runs before the parser, which keeps what is set here."""
+
+    def mark(doc: Any) -> Any:
+        for token in doc[1:-1]:
+            if token.text in (".", "!", "?") and token.whitespace_ and doc[token.i - 1].is_alpha:
+                following = doc[token.i + 1]
+                if following.is_alpha or following.text in ("(", "`", "'", '"'):
+                    following.is_sent_start = True
+        return doc
+
+    return mark
+
+
 @Language.factory("mnemo_tech_v1")
 def _tech(nlp: Language, name: str) -> TechMarker:
     """Products of ``patterns/vocabulary.jsonl`` as ``doc.spans["tech"]``."""
@@ -117,6 +133,7 @@ class ClauseExtractor:
         tokenizer: Any = nlp.tokenizer
         for text, pieces in _SPECIAL_CASES.items():
             tokenizer.add_special_case(text, pieces)
+        nlp.add_pipe("mnemo_chat_sentences_v1", before="parser")
         nlp.add_pipe("mnemo_chat_norms_v1")
         tech: Any = nlp.add_pipe("mnemo_tech_v1")
         tech.known_words = self.known_words

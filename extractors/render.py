@@ -143,11 +143,26 @@ def trim(tokens: list[Token]) -> list[Token]:
         tokens[0].is_punct or tokens[0].lower_ in _TRIM_START or tokens[0].dep_ in ("intj", "cc")
     ):
         tokens.pop(0)
-    while tokens and (tokens[-1].is_punct or tokens[-1].lower_ in _TRIM_END or tokens[-1].dep_ == "cc"):
+    while tokens and (
+        (tokens[-1].is_punct and not glued_symbol(tokens))
+        or tokens[-1].lower_ in _TRIM_END
+        or tokens[-1].dep_ == "cc"
+    ):
         if tokens[-1].text in (")", '"', "'") and any(t.text in ("(", '"', "'") for t in tokens[:-1]):
             break
         tokens.pop()
     return tokens
+
+
+def glued_symbol(tokens: list[Token]) -> bool:
+    """ "kbt_", "bugfix/", "C++": a symbol that ends a name or a path is part of it."""
+    last = tokens[-1]
+    return (
+        len(tokens) > 1
+        and last.text in ("_", "/", "+", "++", "#", "*", "%")
+        and not tokens[-2].whitespace_
+        and tokens[-2].i == last.i - 1
+    )
 
 
 def plain(tokens: list[Token]) -> str:

@@ -33,6 +33,8 @@ class CommandReader(ReaderBase):
             before = tokens.doc[tokens.start - 1].lower_ if tokens.start > 0 else ""
             if before in ("not", "no") or any(c.dep_ == "neg" for c in tokens.root.children):
                 continue  # "(not black, we dropped it)": the command named as not used
+            if clause.negated or "never" in {t.lower_ for t in clause.tokens}:
+                continue  # "never run `terraform apply` yourself": a rule, read as one
             # what the command is for, said around it: "X to format", "X for tests", "build it with X"
             said = (
                 self._near_purpose(tokens)

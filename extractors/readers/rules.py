@@ -19,7 +19,15 @@ from extractors.readers.common import (
 )
 from extractors.render import SUBJECT_MARK, plain, sentence, third_person, trim
 
-_QUANTIFIERS = frozenset({"all", "every", "each", "any", "new", "no"})
+_QUANTIFIERS = frozenset({"all", "every", "each", "any", "new", "no", "everything", "anything", "only"})
+_COMMAND = re.compile(r"^CMD\d+$")  # a command set aside before parsing
+_PERMISSION = frozenset({"ask", "check", "tell", "confirm", "discuss", "ping", "run", "test", "asking"})
+_UNIVERSAL = frozenset({"all", "every", "each", "any", "no"})
+# labels of a rule written as a note: "branch naming: feature/<ticket>-desc", "commits here: ..."
+_RULE_LABELS = frozenset(
+    {"naming", "convention", "conventions", "style", "format", "rule", "rules", "policy", "workflow"}
+)
+_WHEN_MARKS = frozenset({"when", "whenever", "if", "before", "after", "once", "while", "until"})
 _LENGTHS = frozenset(
     [
         "short",
@@ -72,8 +80,15 @@ class RuleReader(ReaderBase):
         """Standing rules: imperatives meant for every time ("always squash before merging"), polite
         standing requests ("could you always include type hints?"), the team's habits ("we squash
         merge everything"), and norms about code ("`any` is banned", "branch names have to be ...")."""
+        request = self._request(clause)
+        if request is not None:
+            return request
         if clause.hedged or clause.planned or clause.conditional or clause.reported:
             return []
+        if clause.head.dep_ == "advcl" and any(
+            c.dep_ in ("mark", "advmod") and c.lower_ in _WHEN_MARKS for c in clause.head.children
+        ):
+            return []  # "whenever you make a worksheet": the clause it qualifies carries it
         tokens = _without_please(trim(_contiguous(clause) if clause.mood == "imperative" else clause.tokens))
         if len(tokens) < 2:
             return []
@@ -122,10 +137,34 @@ class RuleReader(ReaderBase):
         scope = self.rule_scope([t for t in clause.head.sent if not t.is_space])
         return [self._rule_fact(body, tokens, scope, clause.tokens, clause.head.i, "rules.standing")]
 
+    def _request(self, clause: Clause) -> list[Fact] | None:
+        """ "I'd like you to show the working", "I want you to always cite sources": what the speaker
+        asks of the assistant, a standing rule when it is about answers or said for every time."""
+        head = clause.head
+        if clause.about != "speaker" or head.lemma_.lower() not in ("like", "want", "need", "prefer"):
+            return None
+        wanted = next((c for c in head.children if c.dep_ in ("xcomp", "ccomp") and c.pos_ == "VERB"), None)
+        if wanted is None or not any(t.lower_ in ("you", "u") for t in head.subtree if t.i < wanted.i):
+            return None
+        tokens = _without_please(
+            trim([t for t in wanted.subtree if t.lower_ not in ("to",) or t.i > wanted.i])
+        )
+        words = {t.lower_ for t in tokens} | {t.lemma_.lower() for t in tokens}
+        answers = self.lex["answer_word"] - {"me"}
+        if len(tokens) < 2 or not (clause.standing or words & (answers | {"always", "never", "every"})):
+            return []
+        scope = self.rule_scope(tokens)
+        return [self._rule_fact(plain(tokens), tokens, scope, clause.tokens, wanted.i, "rules.request")]
+
     def _standing_imperative(self, clause: Clause, tokens: list[Token]) -> bool:
         words = {t.lower_ for t in tokens}
         if clause.standing or words & {"never", "always"}:
             return True
+        if clause.negated and any(
+            t.lower_ == "without" and any(c.lemma_.lower() in _PERMISSION for c in t.children)
+            for t in clause.tokens
+        ):
+            return True  # "don't add new deps without asking me first": a standing permission
         if words & DEICTIC or clause.transient:
             return False  # "don't touch that file", "keep that in mind": about the task at hand
         after = [t for t in clause.tokens if t.i > clause.head.i]
@@ -181,6 +220,13 @@ class RuleReader(ReaderBase):
         """A statement that is a rule: the team's habit, or a norm about the code."""
         lemma = clause.head.lemma_.lower()
         lex = self.lex
+        subject = clause.subject
+        universal = subject is not None and any(
+            c.dep_ in ("det", "predet") and c.lower_ in _UNIVERSAL for c in subject.children
+        )
+        obligation = ("get", "need", "have", "be", "go", "require", "follow", "use", "live", "belong")
+        if universal and clause.about in ("project", "thing") and lemma in obligation and not clause.negated:
+            return plain(tokens)  # "all public functions get docstrings", "every pub fn needs a doc comment"
         verbs = lex["plan_verb"] | lex["cognition_verb"] | lex["speech_verb"] | {"have", "be", "get"}
         if clause.about in ("project", "thing") and lemma in ("need", "have"):
             verbs = verbs - {"need", "have"}  # "every PR needs two approvals": an obligation
@@ -237,11 +283,25 @@ class RuleReader(ReaderBase):
     def fragment_rules(self, sent: Span, question_from: int | None) -> list[Fact]:
         """Rules written as notes: "squash merge only", "no `any` in TS", "always conventional commits",
         "bullets > paragraphs", "aisle seat always", "halal only when suggesting restaurants"."""
+        labeled = self._labeled_rule(sent, question_from)
+        if labeled:
+            return labeled
         facts = []
+        previous: list[Token] = []  # "grams and millilitres, never cups": one rule, said in two pieces
         for piece in pieces(sent, cut_plus=False, cut_colon=True):
             if question_from is not None and piece[-1].i >= question_from:
                 continue
             tokens = _without_please(trim(list(piece)))
+            plain_before, previous = previous, tokens
+            merged = bool(
+                tokens
+                and tokens[0].lower_ in ("never", "no", "not")
+                and plain_before
+                and len(plain_before) <= 5
+                and not any(t.pos_ in ("VERB", "AUX") for t in plain_before)
+            )
+            if merged:
+                tokens = [*plain_before, *tokens]
             words = [t.lower_ for t in tokens]
             kept = {t.i for t in tokens}
             if len(words) < 2 or any(
@@ -277,7 +337,8 @@ class RuleReader(ReaderBase):
             ):
                 over = False
             marked = (
-                words[0] in ("no", "never", "always", "only")
+                merged
+                or words[0] in ("no", "never", "always", "only")
                 or words[-1] in ("only", "always", "never")
                 or "only" in words[1:3]
                 or ">" in words
@@ -289,14 +350,58 @@ class RuleReader(ReaderBase):
                 continue
             scope = self.rule_scope(tokens)
             lemmas = {t.lemma_.lower() for t in tokens}
-            if not lemmas & (self.lex["code_noun"] | self.lex["answer_word"]) - {"me"}:
+            commanded = any(_COMMAND.match(t.text) for t in tokens)
+            if not commanded and not lemmas & (self.lex["code_noun"] | self.lex["answer_word"]) - {"me"}:
                 if words[0] == "no" or not {"always", "only", "never"} & set(words):
                     continue  # "no fish either", "no dedicated ops person": said in passing
                 scope = "user"  # "aisle seat always", "halal only": the person's own way
+            body = plain(plain_before) + ", " + plain(previous) if merged else plain(tokens)
+            label = self._note_label(sent, tokens[0].i)
             facts.append(
-                self._rule_fact(plain(tokens), tokens, scope, list(piece), tokens[0].i, "rules.note")
+                self._rule_fact(
+                    f"{label}: {body}" if label else body,
+                    tokens,
+                    scope,
+                    list(piece),
+                    tokens[0].i,
+                    "rules.note",
+                )
             )
         return facts
+
+    def _note_label(self, sent: Span, start: int) -> str | None:
+        """ "For recipes: grams, never cups": the label a note is written under."""
+        colon = next((t for t in sent if t.text == ":" and t.i < start), None)
+        if colon is None or colon.i - sent.start > 4:
+            return None
+        return plain(list(sent.doc[sent.start : colon.i])) or None
+
+    def _labeled_rule(self, sent: Span, question_from: int | None) -> list[Fact]:
+        """ "branch naming: feature/<ticket>-short-desc", "commits here: conventional commits, always":
+        a convention written under a label that names it."""
+        colon = next((t for t in sent if t.text == ":"), None)
+        if colon is None or colon.i - sent.start > 3 or colon.i + 1 >= sent.end:
+            return []
+        if question_from is not None:
+            return []
+        label = [t for t in sent.doc[sent.start : colon.i] if not t.is_punct]
+        lemmas = {t.lemma_.lower() for t in label}
+        if not label or not lemmas & (_RULE_LABELS | self.lex["code_noun"]):
+            return []
+        if self.vocab.category_of_label(" ".join(t.lower_ for t in label)) is not None:
+            return []  # "name: Mateusz", "db: postgres": a slot's label, read as such
+        rest = trim([t for t in sent.doc[colon.i + 1 : sent.end] if not t.is_space])
+        if len(rest) < 1 or any(
+            t.dep_ in ("nsubj", "nsubjpass") and t.head.pos_ in ("VERB", "AUX") and t.head.i > colon.i
+            for t in rest
+        ):
+            return []
+        if any(t._.tech for t in rest) and not lemmas & _RULE_LABELS:
+            return []  # "db: postgres": the stack
+        tokens = [*label, *rest]
+        scope = self.rule_scope(tokens)
+        body = plain(label) + ": " + plain(rest)
+        return [self._rule_fact(body, tokens, scope, list(sent), colon.i, "rules.note")]
 
     def rule_scope(self, tokens: list[Token]) -> str:
         """A rule about how the assistant answers or talks to the user is the user's; one about the
@@ -327,6 +432,7 @@ class RuleReader(ReaderBase):
                 or lower in lex["code_noun"]
                 or "/" in lower
                 or lower.startswith("`")
+                or _COMMAND.match(token.text)
             ):
                 project += 1
         if any(

@@ -556,7 +556,11 @@ class StackReader(ReaderBase):
             None,
         )
         nouns = [t for t in label if t.pos_ in ("NOUN", "PROPN", "VERB") and t.is_alpha]
-        purpose = purpose or (nouns[0].lemma_.lower() if nouns and nouns[0].lemma_.isalpha() else None)
+        # "local preview of the blog: hugo server -D": the label names the purpose when a command is
+        # all that follows it (not "style thing: prefer X over `case`")
+        right_after = all(c.start <= separator.idx + 3 for c in after[:1])
+        if not purpose and nouns and right_after and nouns[0].lemma_.isalpha():
+            purpose = nouns[0].lemma_.lower()
         facts = []
         for command in after:
             if checkpoint:
