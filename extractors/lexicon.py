@@ -19,6 +19,7 @@ from proxy.errors import ConfigError
 CLASSES = frozenset(
     {
         "speech_verb",
+        "condition_noun",
         "cognition_verb",
         "plan_verb",
         "conversation_verb",

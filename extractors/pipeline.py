@@ -298,7 +298,9 @@ class ClauseExtractor:
         if turn.role == "assistant":
             return readers.report(clause, techs, commands)
         polite = clause.mood == "question" and clause.about == "you" and clause.standing
-        if (clause.mood == "question" and not polite) or clause.reported:
+        if clause.reported and clause.mood != "question":
+            return readers.framed(clause, hits, turn.role)  # only "everyone calls me Effie": of the speaker
+        if clause.mood == "question" and not polite:
             return []  # but "could you always answer in German?" is a standing request
         if polite:
             return readers.rules(clause)

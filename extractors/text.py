@@ -110,6 +110,7 @@ def learnable_lines(text: str, labels: frozenset[str] = frozenset()) -> list[str
         line = _SPACES.sub(" ", _LIST_MARK.sub("", line)).strip()
         if not line:
             continue
+        line = _calm(line)
         if item and header is not None and ":" not in line[:40]:
             # "pre-PR checklist:" then "- make lint": each item is read under its header
             kept.append(f"{header}: {line}")
@@ -117,6 +118,15 @@ def learnable_lines(text: str, labels: frozenset[str] = frozenset()) -> list[str
         header = _header(line)
         kept.append(line)
     return kept
+
+
+def _calm(line: str) -> str:
+    """ "PASSED MY DRIVING TEST!!!": shouting, which the tagger reads as a row of names, lowercased;
+    short capitals ("CI", "AWS") stay as written."""
+    letters = [ch for ch in line if ch.isalpha()]
+    if len(letters) < 12 or sum(ch.isupper() for ch in letters) < 0.7 * len(letters):
+        return line
+    return " ".join(w if len(w) <= 3 and w.isupper() else w.lower() for w in line.split(" "))
 
 
 def _header(line: str) -> str | None:

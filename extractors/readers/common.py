@@ -278,6 +278,12 @@ def value_of(token: Token, how: str) -> str:
         parts.pop()
     while parts and parts[0].is_punct:
         parts.pop(0)
+    if (
+        parts
+        and parts[0].i > 0
+        and token.doc[parts[0].i - 1].lower_ in ("type", "stage", "chronic", "severe")
+    ):
+        parts.insert(0, token.doc[parts[0].i - 1])  # "type 1 diabetes": the parser hangs it under "type"
     return joined(parts)
 
 

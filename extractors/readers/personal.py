@@ -52,9 +52,13 @@ class PersonalReader(RuleReader):
                 continue
             if frame.transient == "skip" and clause.transient:
                 continue
-            if clause.mood != "imperative" and (
-                not clause.asserted or clause.modal not in (None, "ca", "can")
-            ):
+            # "everyone calls me Effie": others speak, but of the speaker, in a frame made for it
+            told = clause.asserted or (
+                clause.reported
+                and "third" in frame.about
+                and not (clause.hedged or clause.planned or clause.conditional or clause.mood == "question")
+            )
+            if clause.mood != "imperative" and (not told or clause.modal not in (None, "ca", "can")):
                 continue
             if clause.tense == "past" and not frame.past:
                 continue  # "since i was five": was, not is

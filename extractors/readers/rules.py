@@ -293,9 +293,13 @@ class RuleReader(ReaderBase):
                 continue
             tokens = _without_please(trim(list(piece)))
             plain_before, previous = previous, tokens
+            alone = [t.lower_ for t in tokens if not t.is_punct]
             merged = bool(
                 tokens
-                and tokens[0].lower_ in ("never", "no", "not")
+                and (
+                    tokens[0].lower_ in ("never", "no", "not")
+                    or alone in (["always"], ["only"], ["every", "time"])
+                )
                 and plain_before
                 and len(plain_before) <= 5
                 and not any(t.pos_ in ("VERB", "AUX") for t in plain_before)
