@@ -117,6 +117,15 @@ _TIMES = frozenset(
 )
 
 
+def _refers(subject: Token) -> bool:
+    """ "he", "she", or "his name", "her name": a subject that points back at someone just named."""
+    if subject.lower_ in ("he", "she"):
+        return True
+    return subject.lemma_.lower() == "name" and any(
+        c.dep_ == "poss" and c.lower_ in ("his", "her", "its") for c in subject.children
+    )
+
+
 def _time_word(token: Token) -> bool:
     """ "yesterday's deploy", "last night's build": a time, not a person owning the subject."""
     return token.lemma_.lower() in _TIMES or any(c.lower_ in _TIMES for c in token.children)
@@ -127,6 +136,10 @@ def _depth(clause: Clause) -> int:
     while parent is not None:
         depth, parent = depth + 1, parent.parent
     return depth
+
+
+def _has_subject(verb: Token) -> bool:
+    return any(c.dep_ in _SUBJECT_DEPS for c in verb.children)
 
 
 def _subject_of(verb: Token) -> Token | None:
@@ -153,7 +166,9 @@ class ClauseReader:
         for token in sentence:
             noun = token.lemma_.lower()
             mine = any(c.dep_ == "poss" and c.lower_ in ("my", "our") for c in token.children)
-            if mine and (noun in self.lex["kin_noun"] or noun in self.lex["pet_noun"]):
+            # "we adopted a beagle", "just got a kitten": a pet the speaker has just taken in is theirs too
+            taken = token.dep_ == "dobj" and token.head.lemma_.lower() in ("adopt", "get", "rescue", "have")
+            if (mine and noun in self.lex["kin_noun"]) or ((mine or taken) and noun in self.lex["pet_noun"]):
                 found = token
         return found
 
@@ -179,7 +194,15 @@ class ClauseReader:
         question_from = self._question_segment(sentence)
         for clause in sorted(ordered, key=lambda c: _depth(c)):  # parents first: conjuncts inherit subjects
             self._describe(clause, sentence, question_from)
-            if referent is not None and clause.subject is not None and clause.subject.lower_ in ("he", "she"):
+            # "we adopted a beagle last weekend, his name is Pickle": named earlier in the same sentence
+            earlier = (
+                self.kin_mention(sentence.doc[sentence.start : clause.start])
+                if clause.start > sentence.start
+                else None
+            )
+            if earlier is not None:
+                referent = earlier
+            if referent is not None and clause.subject is not None and _refers(clause.subject):
                 # "my husband flies there a lot, he's a pilot": he is the husband
                 clause.about = "pet" if referent.lemma_.lower() in self.lex["pet_noun"] else "family"
                 clause.referent = referent
@@ -188,6 +211,8 @@ class ClauseReader:
             # "thinking about moving from Heroku to Fly": what a plan or a guess governs is planned too
             parent = clause.parent
             if parent is not None and clause.head.dep_ in ("advcl", "ccomp", "xcomp"):
+                if parent.subject is None and clause.head.i < parent.head.i:
+                    continue  # "we adopted a beagle, so expect typos": said before an order, not under it
                 clause.planned |= parent.planned
                 clause.hedged |= parent.hedged
                 clause.conditional |= parent.conditional
@@ -377,14 +402,36 @@ class ClauseReader:
 
     def _diary(self, head: Token) -> bool:
         """A note about oneself with the "I" left out: a past verb or an adjective at the start."""
-        skip = ("just", "finally", "also", "and", "so", "btw", "still", "recently", "only")
-        first = next((t for t in head.sent if not t.is_punct and t.lower_ not in skip), None)
+        skip = ("just", "finally", "also", "and", "so", "btw", "still", "recently", "only", "oh", "well")
+        # an opening aside is not where the note starts: "sorry for the slow replies, just moved to Porto"
+        aside = {
+            t.i
+            for c in head.children
+            if c.dep_ in ("advcl", "intj", "discourse") and c.i < head.i
+            for t in c.subtree
+        }
+        first = next(
+            (
+                t
+                for t in head.sent
+                if not t.is_punct
+                and t.lower_ not in skip
+                and t.i not in aside
+                and not (t.dep_ in ("aux", "auxpass") and t.head.i == head.i)
+            ),
+            None,
+        )
         if first is None or first.i != head.i:
             return False
         content = [
-            c for c in head.children if c.dep_ in ("dobj", "prep", "prt", "acomp", "xcomp", "oprd", "attr")
+            c
+            for c in head.children
+            if c.dep_ in ("dobj", "prep", "prt", "acomp", "xcomp", "oprd", "attr")
+            or (c.dep_ == "advmod" and c.lower_ in ("back", "home", "away", "abroad"))
         ]
         pronoun = any(c.lower_ in ("it", "that", "this", "them") for c in content)
+        if head.tag_ in ("VBN", "VBD") and not content and head.lemma_.lower() in self.lex["life_event_verb"]:
+            return True  # "got married last saturday"
         if head.tag_ in ("VBD", "VBN") and content and not pronoun and head.lemma_ != "be":
             return head.lemma_.lower() not in self.lex["conversation_verb"] - {
                 "get",
@@ -520,7 +567,8 @@ class ClauseReader:
             if governor.dep_ == "prep":
                 governor = governor.head
             if governor.lemma_.lower() in verbs:
-                return True
+                # "..., so expect typos": an order that follows does not govern what came before
+                return not (token.i < governor.i and not _has_subject(governor))
             if governor.i == token.i:
                 break
             token = governor
@@ -540,7 +588,8 @@ class ClauseReader:
             verb = token.head
             if verb.pos_ in ("VERB", "AUX") and verb.lemma_.lower() in says and token.dep_ != "conj":
                 speaker = _subject_of(verb)
-                if speaker is None or speaker.lower_ not in ("i", "we", "you", "u"):
+                fronted_order = not _has_subject(verb) and token.i < verb.i  # "we got a dog, so expect typos"
+                if not fronted_order and (speaker is None or speaker.lower_ not in ("i", "we", "you", "u")):
                     return True  # "my brother keeps saying we should ...", "Tom said they use yarn"
             token = verb
         return False

@@ -317,7 +317,7 @@ class ClauseExtractor:
         if not one_off and not any(f.kind == "procedural" or f.key for f in facts):
             facts += readers.rules(clause)
         facts += readers.preference(clause)
-        framed = readers.framed(clause, hits, turn.role)
+        framed = readers.framed(clause, hits, turn.role) or readers.referent_name(clause)
         facts += framed
         if not facts or all(f.key == "employer" for f in facts):
             facts += readers.outcome(clause) or readers.episode(clause, turn.role) or readers.personal(clause)

@@ -77,13 +77,24 @@ class EventReader(StackReader):
             c
             for c in head.children
             if c.dep_ in ("dobj", "prep", "attr", "acomp", "xcomp", "advmod", "prt", "npadvmod")
+            and c.lower_ not in ("just", "finally", "also", "so", "recently", "only", "still")
         ]
         if not objects:
             return []
+        # the event without an opening aside ("sorry for the slow replies, ...") or a run-on ("..., took
+        # the week off")
+        aside = {
+            t.i
+            for c in head.children
+            if (c.dep_ in ("advcl", "intj", "discourse") and c.i < head.i)
+            or (c.dep_ in ("dep", "parataxis") and c.i > head.i)
+            for t in c.subtree
+        }
+        tokens = [t for t in clause.tokens if t.i not in aside]
         if clause.about == "implied":
-            text = implied_third_person(trim(clause.tokens), head)
+            text = implied_third_person(trim(tokens), head)
         else:
-            text = third_person(clause.tokens, clause.subject)
+            text = third_person(tokens, clause.subject)
         if not text or len(text.split()) > 30:
             return []
         ago = _AGO.search(text_words)

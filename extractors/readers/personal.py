@@ -92,6 +92,31 @@ class PersonalReader(RuleReader):
             )
         return facts
 
+    def referent_name(self, clause: Clause) -> list[Fact]:
+        """ "we adopted a beagle, his name is Pickle": the name of the pet or relative just named."""
+        referent, subject = clause.referent, clause.subject
+        if referent is None or subject is None or subject.lemma_.lower() != "name" or not clause.asserted:
+            return []
+        value_token = next((c for c in clause.head.children if c.dep_ in ("attr", "acomp", "oprd")), None)
+        if value_token is None or value_token.pos_ not in ("PROPN", "NOUN"):
+            return []
+        group = "pet" if referent.lemma_.lower() in self.lex["pet_noun"] else "family"
+        noun = referent.lower_
+        value = value_of(value_token, "name")
+        return [
+            Fact(
+                kind="semantic",
+                scope="user",
+                key=f"{group}:{noun}",
+                value=value,
+                text=f"{SUBJECT_MARK}'s {noun} is called {value}.",
+                span=plain(clause.tokens),
+                reader="personal.referent_name",
+                confidence=0.8,
+                anchor=value_token.i,
+            )
+        ]
+
     def timezone(self, sent: Span) -> list[Fact]:
         """ "im in singapore, UTC+8", "so IST", "tz: CET", "my time zone is Europe/Berlin"."""
         text = sent.text
