@@ -444,7 +444,7 @@ class ClauseExtractor:
         return qualifier_in(self.qualifiers, text, max(start, 0), end)
 
     def _candidate(self, read: _Read) -> Candidate | None:
-        if read.fact.kind == "semantic" and _PLACEHOLDER.search(read.fact.value):
+        if read.fact.kind == "semantic" and _PLACEHOLDER.fullmatch(read.fact.value.strip()):
             return None  # "I start it with `dagster dev`": a command is never a place, a name, a product
         read = _restored(read)
         fact = read.fact

@@ -24,6 +24,31 @@ from proxy.errors import ConfigError
 
 VERSION = re.compile(r"^v?\d+(?:\.\d+|\.x)*(?:[a-z]{0,3}\d*)?$|^\d+(?:\.\d+)*\+$", re.IGNORECASE)
 # Verbs under which a name that is also an ordinary word is still a product: "we use rails".
+_CALENDAR = frozenset(
+    [
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+        "sync",
+        "standup",
+    ]
+)
 _TECH_VERBS = frozenset(
     [
         "use",
@@ -289,10 +314,20 @@ class TechMarker:
             for c in root.children
         ):
             return False  # "one stack per env", "a bit of C#": a common noun, counted
-        if span.sent.start in anchored and (
-            root.pos_ in ("NOUN", "PROPN", "X", "ADJ")
-            or (root.pos_ == "VERB" and root.dep_ in ("xcomp", "pobj", "dobj", "appos", "npadvmod"))
-            or (root.pos_ == "VERB" and root.dep_ in ("advcl", "ccomp") and before == "to")
+        if before in _CALENDAR or span.text.lower() in _CALENDAR:
+            return False  # "on Tuesday", "the weekly sync"
+        # "a proper team project", "quick rundown": a word that describes the next noun is a word
+        describes = (
+            root.dep_ in ("amod", "compound", "nmod") and root.head._.tech is None and root.head.i > root.i
+        )
+        if (
+            span.sent.start in anchored
+            and not describes
+            and (
+                root.pos_ in ("NOUN", "PROPN", "X", "ADJ")
+                or (root.pos_ == "VERB" and root.dep_ in ("xcomp", "pobj", "dobj", "appos", "npadvmod"))
+                or (root.pos_ == "VERB" and root.dep_ in ("advcl", "ccomp") and before == "to")
+            )
         ):
             return True  # "switched from pnpm to yarn": misparsed as a verb, but among products
         if root.pos_ in ("VERB", "AUX", "ADP", "DET", "PRON", "CCONJ", "SCONJ", "PART", "ADV"):

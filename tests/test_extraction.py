@@ -154,7 +154,7 @@ def test_the_agents_reports_are_facts_and_its_advice_is_not(extractor: ClauseExt
         "the service now reads its config from environment variables via pydantic-settings",
         "assistant",
     )
-    assert report and "environment variables" in report[0]
+    assert any("environment variables" in text for text in report), report
     assert facts(extractor, "You might want to switch to pnpm for faster installs.", "assistant") == []
     assert facts(extractor, "I'll migrate the remaining tests to vitest next.", "assistant") == []
     rules = [c.kind for c in extractor.extract([Turn("assistant", "From now on, always push to main.", 1)])]

@@ -33,6 +33,33 @@ _AGO = re.compile(
 )
 
 
+# changes that leave the project different for later sessions (not "updated", "added it to", "removed")
+_LASTING_CHANGES = frozenset(
+    {
+        "replace",
+        "swap",
+        "switch",
+        "migrate",
+        "move",
+        "upgrade",
+        "bump",
+        "pin",
+        "rename",
+        "adopt",
+        "introduce",
+        "convert",
+        "port",
+        "downgrade",
+        "standardize",
+        "standardise",
+        "consolidate",
+        "split",
+        "extract",
+    }
+)
+_REMOVALS = frozenset({"remove", "delete", "drop", "deprecate", "retire"})
+
+
 class EventReader(StackReader):
     """Events of a life or a project with the time they happened, outcomes, and what a coding
     agent says it changed or verified (assistant turns only)."""
@@ -226,7 +253,9 @@ class EventReader(StackReader):
                 )
                 fact.kind = "semantic"
                 facts.append(fact)
-        if self._concrete(clause, facts):
+        # "the service now reads its config from environment variables": how it is now, said in full
+        now = "now" in {t.lower_ for t in clause.tokens} and len(clause.tokens) >= 6
+        if (now or self._concrete(clause, facts)) and self._lasting(clause, did):
             body = [t for t in trim(clause.tokens) if t.dep_ not in ("aux",) or t.lemma_ != "have"]
             if did:
                 after = [t for t in body if subject is None or t.i > subject.i]
@@ -250,6 +279,28 @@ class EventReader(StackReader):
                     )
                 )
         return facts
+
+    @staticmethod
+    def _lasting(clause: Clause, did: bool) -> bool:
+        """Whether a report says how the project now is, not only what was touched on the way: "the bot
+        now reads its token from env vars", "replaced TypeORM with Prisma", "the base image is X"; not
+        "I updated the starter in api/handlers.go", "config.yaml is removed", "the tests pass"."""
+        head = clause.head
+        lemma = head.lemma_.lower()
+        words = {t.lower_ for t in clause.tokens}
+        if "now" in words and clause.tense in ("present", "perfect"):
+            return True
+        if did:
+            return lemma in _LASTING_CHANGES
+        if lemma in ("pass", "succeed", "fail", "work", "finish", "complete") or words & {
+            "green",
+            "red",
+            "passes",
+        }:
+            return False  # an outcome of this session's run
+        if any(c.dep_ == "auxpass" for c in head.children) and lemma in _REMOVALS:
+            return False  # "config.yaml is removed"
+        return clause.tense == "present"
 
     @staticmethod
     def _concrete(clause: Clause, facts: list[Fact]) -> bool:
