@@ -353,8 +353,10 @@ class ClauseReader:
             return "group"
         if lower in _YOU:
             return "you"
-        if lower in _POINTING:
-            return "pointing"
+        if lower in _POINTING or (
+            lower in ("one", "ones") and any(c.lower_ in ("that", "this", "those") for c in subject.children)
+        ):
+            return "pointing"  # "that one still uses unittest"
         if lower in _THIRD_PRONOUNS:
             return "third"
         possessors = {c.lower_ for c in subject.children if c.dep_ == "poss" and not _time_word(c)}

@@ -271,7 +271,10 @@ class ClauseExtractor:
             if turn.role == "user" and not any(f.key == "diet" for f in facts):
                 facts += self.readers.diet(sent, clauses)
             if turn.role == "user" and not any(f.key and self._qualifier(f, text) for f in facts):
-                exceptions = self.readers.exception(sent, clauses, self._qualifier(None, text))
+                # the qualifier is read from the line as written, commands back in place ("except `apps/x`")
+                exceptions = self.readers.exception(
+                    sent, clauses, self._qualifier(None, _put_back(text, placed))
+                )
                 if exceptions:
                     # the exception, as said, stands for the sentence; its unqualified parts are not rules
                     facts = [
@@ -500,6 +503,13 @@ def _unique_slots(facts: list[Fact]) -> list[Fact]:
 _PLACEHOLDER = re.compile(r"\bCMD(\d+)\b")
 
 
+def _put_back(text: str, placed: dict[str, Command] | None) -> str:
+    """A line with its commands back in place of their placeholders."""
+    if not placed:
+        return text
+    return _PLACEHOLDER.sub(lambda m: placed[m.group(0)].text if m.group(0) in placed else m.group(0), text)
+
+
 def _restored(read: _Read) -> _Read:
     """The commands put back in place of their placeholders, everywhere the fact quotes its line."""
     placed = read.placed
@@ -507,11 +517,7 @@ def _restored(read: _Read) -> _Read:
         return read
 
     def back(text: str | None) -> str | None:
-        if text is None:
-            return None
-        return _PLACEHOLDER.sub(
-            lambda m: placed[m.group(0)].text if m.group(0) in placed else m.group(0), text
-        )
+        return None if text is None else _put_back(text, placed)
 
     fact = replace(
         read.fact,

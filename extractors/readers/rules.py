@@ -47,7 +47,7 @@ _LENGTHS = frozenset(
         "compact",
     ]
 )
-_FIRST_PERSON_WORDS = re.compile(r"(?<![\w'])(?:me|my|i|i'm|myself|we|us|our)(?![\w'])", re.I)
+_FIRST_PERSON_WORDS = re.compile(r"(?<![\w'])(?:me|my|i'm|i|myself|we're|we've|we|us|our)(?![\w'])", re.I)
 # In a rule, the user the rule speaks of: "without asking me first" -> "without asking the user first".
 _THIRD_PERSON = {
     "me": "the user",
@@ -56,6 +56,8 @@ _THIRD_PERSON = {
     "i'm": "the user is",
     "myself": "the user",
     "we": "the team",
+    "we're": "the team is",
+    "we've": "the team has",
     "us": "the team",
     "our": "the team's",
 }
@@ -590,6 +592,7 @@ class RuleReader(ReaderBase):
         body = _EXCEPTION_LEAD.sub("", joined(tokens)).strip(" ,:;\u2014\u2013-")
         if not body:
             return []
+        body = _FIRST_PERSON_WORDS.sub(lambda m: _THIRD_PERSON[m.group(0).lower()], body)
         scope = self.rule_scope(tokens)
         return [
             Fact(
