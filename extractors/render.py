@@ -53,7 +53,23 @@ _TRIM_START = frozenset(
     ]
 )
 _TRIM_END = frozenset(
-    ["lol", "haha", "btw", "tbh", "fyi", "too", "though", "thx", "thanks", "pls", "please", "lmao", "xd"]
+    [
+        "lol",
+        "haha",
+        "btw",
+        "tbh",
+        "fyi",
+        "too",
+        "though",
+        "thx",
+        "thanks",
+        "pls",
+        "please",
+        "lmao",
+        "xd",
+        "so",
+        "and",
+    ]
 )
 _AGREE = {
     "am": "is",

@@ -263,7 +263,10 @@ def value_of(token: Token, how: str) -> str:
         names = [c for c in token.children if c.dep_ == "conj" and c.pos_ == "PROPN"]
         if names and any(c.dep_ == "cc" for c in token.children):
             parts += [*names, *(c for c in token.children if c.dep_ == "cc")]
-        return joined(sorted(parts, key=lambda t: t.i))
+        parts.sort(key=lambda t: t.i)
+        if parts[-1].i - parts[0].i + 1 == len(parts) or _glued(parts):
+            return str(token.doc[parts[0].i : parts[-1].i + 1].text)  # as written: "Mei-Ling", "Jean-Luc"
+        return joined(parts)
     if how == "role":
         return joined(
             [t for t in token.subtree if t.i <= token.i and t.dep_ not in ("det", "poss", "predet")]
@@ -285,6 +288,13 @@ def value_of(token: Token, how: str) -> str:
     ):
         parts.insert(0, token.doc[parts[0].i - 1])  # "type 1 diabetes": the parser hangs it under "type"
     return joined(parts)
+
+
+def _glued(parts: list[Token]) -> bool:
+    """Parts of one name written with a hyphen between them ("Mei-Ling": "Mei", "-", "Ling")."""
+    doc = parts[0].doc
+    between = doc[parts[0].i : parts[-1].i + 1]
+    return all(t in parts or (t.text in ("-", "'") and not t.whitespace_) for t in between)
 
 
 def slug(text: str) -> str:

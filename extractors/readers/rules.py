@@ -190,7 +190,10 @@ class RuleReader(ReaderBase):
             for c in clause.head.children
         ):
             return True
-        if self.rule_scope(tokens) == "user" and words & (self.lex["answer_word"] - {"me"}):
+        # "keep answers short" is a standing wish; "explain how hooks work" asks for one answer
+        said_of = {t.lower_ for t in tokens if t.i != clause.head.i}
+        signals = (self.lex["answer_word"] - {"me"}) | self.lex["language_name"]
+        if self.rule_scope(tokens) == "user" and said_of & signals:
             return True
         if words & _QUANTIFIERS:
             return True
@@ -419,7 +422,7 @@ class RuleReader(ReaderBase):
         for token in tokens:
             lemma, lower = token.lemma_.lower(), token.lower_
             if lower in answers or lemma in answers:
-                user += 1
+                user += 1.5  # how answers look is said of answers; a code word nearby is usually context
             if lower == "me":
                 governor = token.head.lemma_.lower()
                 user += (

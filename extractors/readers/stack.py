@@ -458,6 +458,8 @@ class StackReader(ReaderBase):
         words = [t for t in piece if not t.is_punct]
         while words and words[0].lower_ in ("and", "with", "w", "plus", "also", "then", "using"):
             words = words[1:]
+        if any(t.lower_ in self.lex["discourse_marker"] for t in words):
+            return []  # "Hallo, I am Jürgen": a greeting, not a tool
         if not words or words[0].i > piece.start + 3:
             return []
         cut = next((n for n, t in enumerate(words) if t.lower_ == "for"), len(words))
@@ -571,7 +573,7 @@ class StackReader(ReaderBase):
 
     def _labeled_value(self, category: str, piece: Span, start: int) -> list[Fact]:
         """ "queue: dramatiq", "hobbies: bouldering": a value the vocabulary does not know, under a label."""
-        value = plain([t for t in piece if t.i >= start])
+        value = plain([t for t in piece if t.i >= start and not (t.i == start and t.lower_ in ("'s", "is"))])
         if not value or len(value.split()) > 6:
             return []
         spec = self.vocab.slot(category)
