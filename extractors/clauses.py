@@ -213,7 +213,8 @@ class ClauseReader:
             if parent is not None and clause.head.dep_ in ("advcl", "ccomp", "xcomp"):
                 if parent.subject is None and clause.head.i < parent.head.i:
                     continue  # "we adopted a beagle, so expect typos": said before an order, not under it
-                clause.planned |= parent.planned
+                # "i hate mornings, i need two coffees to function": a plan after it does not reach back
+                clause.planned |= parent.planned and clause.head.i > parent.head.i
                 clause.hedged |= parent.hedged
                 clause.conditional |= parent.conditional
         for clause in ordered:

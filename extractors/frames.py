@@ -58,6 +58,8 @@ class Frame(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     roles: list[Literal["user", "assistant"]] = msgspec.field(default_factory=lambda: ["user"])
     episode: bool = False  # the fact also tells an event worth keeping ("we moved to Utrecht")
     past: bool = False  # said in the past tense it still holds ("I grew up in Porto", "we adopted Biscuit")
+    # a name given in passing holds whatever the clause does with it: "my son max would love that"
+    presupposed: bool = False
 
     @property
     def qualified_id(self) -> str:

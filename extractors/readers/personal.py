@@ -55,10 +55,12 @@ class PersonalReader(RuleReader):
             # "everyone calls me Effie": others speak, but of the speaker, in a frame made for it
             told = clause.asserted or (
                 clause.reported
-                and "third" in frame.about
+                and (not frame.about or "third" in frame.about)
                 and not (clause.hedged or clause.planned or clause.conditional or clause.mood == "question")
             )
-            if clause.mood != "imperative" and (not told or clause.modal not in (None, "ca", "can")):
+            if frame.presupposed and clause.mood != "question" and not clause.negated:
+                pass
+            elif clause.mood != "imperative" and (not told or clause.modal not in (None, "ca", "can")):
                 continue
             if clause.tense == "past" and not frame.past:
                 continue  # "since i was five": was, not is

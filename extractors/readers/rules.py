@@ -226,9 +226,13 @@ class RuleReader(ReaderBase):
         lemma = clause.head.lemma_.lower()
         lex = self.lex
         subject = clause.subject
-        universal = subject is not None and any(
-            c.dep_ in ("det", "predet") and c.lower_ in _UNIVERSAL for c in subject.children
-        )
+        universal = (
+            subject is not None
+            and any(c.dep_ in ("det", "predet") and c.lower_ in _UNIVERSAL for c in subject.children)
+            and any(
+                t.lemma_.lower() in lex["code_noun"] or t.lower_ in lex["code_noun"] for t in subject.subtree
+            )
+        )  # "every pub fn needs a doc comment", not "every job has its days"
         obligation = ("get", "need", "have", "be", "go", "require", "follow", "use", "live", "belong")
         if universal and clause.about in ("project", "thing") and lemma in obligation and not clause.negated:
             return plain(tokens)  # "all public functions get docstrings", "every pub fn needs a doc comment"
