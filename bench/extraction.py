@@ -26,7 +26,7 @@ from proxy.scope import Scope
 
 LABELED = ROOT / "tests" / "data" / "extraction_labeled.jsonl"
 # The development set (tuned on) and the held-back set (scored, never tuned on).
-NATURAL_SETS = ("natural_phrasing.jsonl", "natural_phrasing_holdout.jsonl")
+NATURAL_SETS = ("natural_phrasing.jsonl", "natural_phrasing_holdout.jsonl", "natural_phrasing_holdout2.jsonl")
 BATCH = 32
 
 

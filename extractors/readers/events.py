@@ -57,6 +57,14 @@ _LASTING_CHANGES = frozenset(
         "extract",
     }
 )
+
+
+def _says_now(clause: Clause) -> bool:
+    """ "the bot now reads ...": how it is now; "from now on, ..." is an order, not a report."""
+    doc = clause.head.doc
+    return any(t.lower_ == "now" and not (t.i > 0 and doc[t.i - 1].lower_ == "from") for t in clause.tokens)
+
+
 _REMOVALS = frozenset({"remove", "delete", "drop", "deprecate", "retire"})
 
 
@@ -254,7 +262,7 @@ class EventReader(StackReader):
                 fact.kind = "semantic"
                 facts.append(fact)
         # "the service now reads its config from environment variables": how it is now, said in full
-        now = "now" in {t.lower_ for t in clause.tokens} and len(clause.tokens) >= 6
+        now = _says_now(clause) and len(clause.tokens) >= 6
         if (now or self._concrete(clause, facts)) and self._lasting(clause, did):
             body = [t for t in trim(clause.tokens) if t.dep_ not in ("aux",) or t.lemma_ != "have"]
             if did:
@@ -288,7 +296,7 @@ class EventReader(StackReader):
         head = clause.head
         lemma = head.lemma_.lower()
         words = {t.lower_ for t in clause.tokens}
-        if "now" in words and clause.tense in ("present", "perfect"):
+        if _says_now(clause) and clause.tense in ("present", "perfect"):
             return True
         if did:
             return lemma in _LASTING_CHANGES
