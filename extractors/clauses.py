@@ -15,6 +15,7 @@ from typing import Any
 
 from extractors.lexicon import Lexicon
 from extractors.render import glued_symbol
+from extractors.vocabulary import WEEKDAYS
 
 Token = Any  # spacy.tokens.Token
 Span = Any
@@ -92,7 +93,7 @@ class Clause:
         )
 
 
-_TIMES = frozenset(
+_TIMES = WEEKDAYS | frozenset(
     [
         "yesterday",
         "today",
@@ -104,13 +105,6 @@ _TIMES = frozenset(
         "month",
         "year",
         "weekend",
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
         "sprint",
         "release",
     ]

@@ -23,16 +23,10 @@ from extractors.data import load
 from proxy.errors import ConfigError
 
 VERSION = re.compile(r"^v?\d+(?:\.\d+|\.x)*(?:[a-z]{0,3}\d*)?$|^\d+(?:\.\d+)*\+$", re.IGNORECASE)
-# Verbs under which a name that is also an ordinary word is still a product: "we use rails".
-_CALENDAR = frozenset(
+# Days and months, never a product ("on Tuesday", "since March"), and meeting words.
+WEEKDAYS = frozenset(["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"])
+MONTHS = frozenset(
     [
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
         "january",
         "february",
         "march",
@@ -45,10 +39,10 @@ _CALENDAR = frozenset(
         "october",
         "november",
         "december",
-        "sync",
-        "standup",
     ]
 )
+_CALENDAR = WEEKDAYS | MONTHS | {"sync", "standup"}
+# Verbs under which a name that is also an ordinary word is still a product: "we use rails".
 _TECH_VERBS = frozenset(
     [
         "use",

@@ -200,30 +200,27 @@ CHECKPOINT_TEXT = {
 
 def check_fact(value: str, checkpoint: str, span: str, anchor: int, reader: str) -> Fact:
     """A check to run at a checkpoint: "always run make lint before opening a pull request"."""
-    return Fact(
-        kind="procedural",
-        scope="project",
-        key=f"pre_{checkpoint}_check",
-        value=value,
-        text=f"{SUBJECT_MARK}: always run {value} {CHECKPOINT_TEXT[checkpoint]}.",
-        span=span,
-        reader=f"{reader}.before_{checkpoint}",
-        confidence=0.85,
-        anchor=anchor,
-    )
+    text = f"{SUBJECT_MARK}: always run {value} {CHECKPOINT_TEXT[checkpoint]}."
+    return _procedure(f"pre_{checkpoint}_check", value, text, span, f"{reader}.before_{checkpoint}", anchor)
 
 
 def command_fact(value: str, purpose: str, clause: Clause | None, span: str, reader: str) -> Fact:
+    """What a command is for: "the test command is pnpm test"."""
+    text = f"{SUBJECT_MARK}: the {purpose} command is {value}."
+    return _procedure(f"{purpose}_command", value, text, span, reader, clause.head.i if clause else -1)
+
+
+def _procedure(key: str, value: str, text: str, span: str, reader: str, anchor: int) -> Fact:
     return Fact(
         kind="procedural",
         scope="project",
-        key=f"{purpose}_command",
+        key=key,
         value=value,
-        text=f"{SUBJECT_MARK}: the {purpose} command is {value}.",
+        text=text,
         span=span,
         reader=reader,
         confidence=0.85,
-        anchor=clause.head.i if clause is not None else -1,
+        anchor=anchor,
     )
 
 
