@@ -453,6 +453,8 @@ class ClauseExtractor:
         fact = read.fact
         if not fact.value.strip() or not fact.text or keeps_first_person(fact.text):
             return None
+        if SUBJECT_MARK not in fact.text:
+            return None  # "Weirds them out.": a sentence that lost its subject names no one
         qualifier = None
         if fact.reader == "rules.exception":
             qualifier = fact.fields.get("exception_for")

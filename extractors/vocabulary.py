@@ -304,8 +304,10 @@ class TechMarker:
         if before in ("last", "next", "this", "every", "since", "until", "each"):
             return False  # "since last Monday": a day, not Monday.com
         if any(
-            c.dep_ in ("det", "nummod", "predet") and c.lower_ not in ("the",) and c.i < span.start
+            (c.dep_ in ("det", "nummod", "predet") and c.lower_ not in ("the",))
+            or (c.dep_ == "amod" and c._.tech is None)
             for c in root.children
+            if c.i < span.start
         ):
             return False  # "one stack per env", "a bit of C#": a common noun, counted
         if before in _CALENDAR or span.text.lower() in _CALENDAR:

@@ -124,10 +124,11 @@ class CommandReader(ReaderBase):
 
     @staticmethod
     def _ran(tokens: Span, clause: Clause) -> bool:
-        head = tokens.root.head
-        return head.lemma_ in ("run", "execute", "use", "be") and (
-            clause.mood == "imperative" or head.lemma_ == "be"
-        )
+        root = tokens.root
+        head = root.head
+        if head.lemma_ == "be":
+            return root.dep_ in ("attr", "acomp", "oprd")  # "the test command is jest", not "jest was slow"
+        return head.lemma_ in ("run", "execute", "use") and clause.mood == "imperative"
 
     @staticmethod
     def _to_purpose(clause: Clause) -> str | None:

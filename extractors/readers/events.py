@@ -7,6 +7,7 @@ import re
 
 from extractors.clauses import Clause
 from extractors.readers.common import (
+    DEICTIC,
     Fact,
     Span,
     command_fact,
@@ -59,6 +60,15 @@ _LASTING_CHANGES = frozenset(
 )
 
 
+def _outcome_of_run(clause: Clause) -> bool:
+    """ "the tests pass", "manage.py check is clean", "the build is green": this session's result."""
+    lemma = clause.head.lemma_.lower()
+    words = {t.lower_ for t in clause.tokens}
+    return lemma in ("pass", "succeed", "fail", "work", "finish", "complete") or bool(
+        words & {"green", "red", "passes", "clean", "cleanly", "passing", "succeeds"}
+    )
+
+
 def _says_now(clause: Clause) -> bool:
     """ "the bot now reads ...": how it is now; "from now on, ..." is an order, not a report."""
     doc = clause.head.doc
@@ -108,6 +118,8 @@ class EventReader(StackReader):
             return []  # "I added a column and the migration failed": the task, not a life
         if not eventful and (not when or lemma in ("be", "have", "do", "get", "make")):
             return []
+        if clause.about == "group" and not eventful:
+            return []  # "we upgraded last year": the project's history, not a life
         objects = [
             c
             for c in head.children
@@ -244,6 +256,7 @@ class EventReader(StackReader):
             state = False
         if not (did or state):
             return []
+        outcome = _outcome_of_run(clause)
         quoted = {t.i for _, span in commands for t in span}
         facts = self.stack(
             _as_project(clause), [s for s in techs if s.start not in quoted], reader="report.stack"
@@ -255,6 +268,8 @@ class EventReader(StackReader):
                 (clause.has(tokens[0]) or clause.has(tokens.root))
                 and command.purpose
                 and command.text.lower() not in covered
+                and not outcome  # "go build ./... and go test pass": this run, not how to run
+                and (command.arguments or command.quoted)  # a bare "mocha" is the product
             ):
                 fact = command_fact(
                     command.text, command.purpose, clause, plain(clause.tokens), "report.command"
@@ -263,7 +278,8 @@ class EventReader(StackReader):
                 facts.append(fact)
         # "the service now reads its config from environment variables": how it is now, said in full
         now = _says_now(clause) and len(clause.tokens) >= 6
-        if (now or self._concrete(clause, facts)) and self._lasting(clause, did):
+        pointing = {t.lower_ for t in clause.tokens} & (DEICTIC | {"same"})
+        if (now or self._concrete(clause, facts)) and self._lasting(clause, did) and not pointing:
             body = [t for t in trim(clause.tokens) if t.dep_ not in ("aux",) or t.lemma_ != "have"]
             if did:
                 after = [t for t in body if subject is None or t.i > subject.i]
@@ -295,16 +311,11 @@ class EventReader(StackReader):
         "I updated the starter in api/handlers.go", "config.yaml is removed", "the tests pass"."""
         head = clause.head
         lemma = head.lemma_.lower()
-        words = {t.lower_ for t in clause.tokens}
         if _says_now(clause) and clause.tense in ("present", "perfect"):
             return True
         if did:
             return lemma in _LASTING_CHANGES
-        if lemma in ("pass", "succeed", "fail", "work", "finish", "complete") or words & {
-            "green",
-            "red",
-            "passes",
-        }:
+        if _outcome_of_run(clause):
             return False  # an outcome of this session's run
         if any(c.dep_ == "auxpass" for c in head.children) and lemma in _REMOVALS:
             return False  # "config.yaml is removed"

@@ -304,6 +304,11 @@ class PersonalReader(RuleReader):
             text = implied_third_person(trim(clause.tokens), head)
         else:
             text = third_person(clause.tokens, clause.subject, clause.referent)
+            subject = clause.subject
+            if subject is not None and subject.lower_ in ("i", "we") and not clause.has(subject):
+                # "I'm 52 and recovering from a knee replacement": the second clause borrows the subject
+                verb = "is " if head.tag_ == "VBG" else ""
+                text = f"{SUBJECT_MARK} {verb}{text[:1].lower()}{text[1:]}"
         if not text or len(text.split()) > 30:
             return []
         value = joined([t for c in content for t in sorted(c.subtree, key=lambda t: t.i)])

@@ -118,6 +118,7 @@ class RuleReader(ReaderBase):
                 "note",
                 "bear",
                 "notice",
+                "let",
             )
             if lemma in self.lex["plan_verb"] or lemma in skipped:
                 return []
@@ -427,6 +428,8 @@ class RuleReader(ReaderBase):
             lemma, lower = token.lemma_.lower(), token.lower_
             if lower in answers or lemma in answers:
                 user += 1.5  # how answers look is said of answers; a code word nearby is usually context
+            if lower in ("i", "i'm") and token.dep_ in ("nsubj", "nsubjpass"):
+                user += 1  # "on fridays i eat fish tho": about the speaker's own life
             if lower == "me":
                 governor = token.head.lemma_.lower()
                 user += (

@@ -252,7 +252,10 @@ class StackReader(ReaderBase):
         root = span.root
         head = root.head
         lex = self.lex
+        if root.dep_ == "conj" and root.head.i != root.i and root.head._.tech is not None:
+            return self._gone(span.doc[root.head.i : root.head.i + 1])  # "ripped out Mocha and Chai"
         leave = lex["drop_verb"] | {
+            "cut",
             "leave",
             "rip",
             "quit",
@@ -411,8 +414,9 @@ class StackReader(ReaderBase):
             ):
                 continue  # "no `any` in TS": a rule about the code, read as a rule
             label_category, label_end, purpose = self._label(piece)
+            from_carry = False
             if label_category is None and purpose is None and carried is not None and len(words) <= 5:
-                label_category = carried
+                label_category, from_carry = carried, True
             elif label_category is not None and label_end > piece[0].i:
                 carried = label_category
             if label_category == "language" and any(t.lower_ in self.lex["language_name"] for t in piece):
@@ -432,7 +436,16 @@ class StackReader(ReaderBase):
             if label_category is not None:
                 matching = [s for s in inside if s.label_ == label_category]
                 if not inside:
-                    facts += self._labeled_value(label_category, piece, label_end)
+                    # "db: postgres", but not "backend dev in pune": a value no product names needs a colon
+                    before = piece.doc[label_end - 1] if label_end > piece.start else None
+                    at = piece.doc[label_end] if label_end < piece.end else None
+                    marked = (
+                        before is not None and (before.text in _SEPARATORS or before.lower_ in ("'s", "is"))
+                    ) or (at is not None and at.lower_ in ("'s", "is"))  # "Name's Kwame"
+                    # "based in gdańsk", "pkg mgr bun", "allergic to peanuts": a label of two words is clear
+                    spoken = label_end - piece.start >= 2 and before is not None and not before.is_punct
+                    if marked or spoken or from_carry:
+                        facts += self._labeled_value(label_category, piece, label_end)
                     continue
                 if not matching and label_category != "tool":
                     # "queue: dramatiq + redis" names products of other kinds under the label's slot
@@ -614,7 +627,8 @@ class StackReader(ReaderBase):
                 tokens[0].i == piece.start
                 and category is not None
                 and not (
-                    self.vocab.slot(category).scope == "user"
+                    size == 1
+                    and self.vocab.slot(category).scope == "user"
                     and nxt.pos_ in ("NOUN", "VERB")
                     and nxt._.tech is None
                 )
@@ -641,6 +655,7 @@ class StackReader(ReaderBase):
         )
 
 
+_SEPARATORS = frozenset({":", "=", "-", "\u2013", "\u2014", "->", "=>"})
 _SOURCE_FILE = re.compile(
     r"\.(?:tsx?|jsx?|py|go|rs|rb|java|kt|swift|md|json|ya?ml|toml|txt|html?|css|scss|sh|cfg|ini|lock|sql|"
     r"c|h|cpp|hpp|cs|php|ex|exs|ml|hs|lua|vue|svelte|env|conf|xml|csv|ipynb|gradle|tf)$",
@@ -713,8 +728,10 @@ def _clausal(piece: Span) -> bool:
     """A piece that is a clause, not an item: it has a subject or a modal, or it opens with a verb
     that takes an object ("call me Sam", "generate a Dockerfile", "try running npm install")."""
     inside = range(piece.start, piece.end)
-    if any(t.text in (":", "=", "->", "=>") for t in piece[:4]):
-        return False  # "deploy = ./scripts/deploy.sh": a labeled note
+    colon = next((t for t in piece[:4] if t.text in (":", "=", "->", "=>")), None)
+    if colon is not None:
+        # "deploy = ./scripts/deploy.sh": a labeled note; "context: i work at Klarna": a clause
+        return any(t.dep_ in ("nsubj", "nsubjpass") and t.i > colon.i and t.head.i in inside for t in piece)
     if any(t.dep_ in ("nsubj", "nsubjpass") and t.head.i in inside for t in piece):
         return True
     if any(t.tag_ == "MD" for t in piece):
