@@ -21,6 +21,8 @@ Token = Any  # spacy.tokens.Token
 Span = Any
 
 _PLACEHOLDER = re.compile(r"^CMD\d+$")  # a command set aside before parsing (see pipeline._unit)
+# what one says of oneself with the subject left out: "working as SRE", "living in Lisbon now"
+_SELF_DESCRIBING = frozenset({"work", "live", "study", "teach", "base", "stay", "run", "build", "train"})
 _CLAUSE_DEPS = frozenset({"ROOT", "conj", "ccomp", "advcl", "parataxis"})
 _SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "expl"})
 _SPEAKER = frozenset({"i", "me", "myself"})
@@ -268,7 +270,11 @@ class ClauseReader:
     def _describe(self, clause: Clause, sentence: Span, question_from: int | None) -> None:
         head = clause.head
         lex = self.lex
-        subject = next((c for c in head.children if c.dep_ in _SUBJECT_DEPS), None)
+        subjects = [c for c in head.children if c.dep_ in _SUBJECT_DEPS]
+        # "Name's Kwame, I'm a nurse": of two subjects the parser hung on one verb, "I" speaks
+        subject = next(
+            (c for c in subjects if c.lower_ in _SPEAKER | _GROUP), subjects[0] if subjects else None
+        )
         auxes = [c for c in head.children if c.dep_ in ("aux", "auxpass") and c.i < head.i]
         if subject is None and clause.parent is not None and head.dep_ == "conj" and head.tag_ != "VB":
             subject = clause.parent.subject  # "we use postgres and deploy to fly" (not ", ignore that")
@@ -276,6 +282,8 @@ class ClauseReader:
         clause.about = self._about(subject) if subject is not None else "none"
         if subject is None and clause.parent is None and self._diary(head):
             clause.about = "implied"  # "moved to Kraków in march", "allergic to peanuts"
+        if subject is None and sentence[0].lower_ == "myself":
+            clause.about = "implied"  # "Myself Arjun, working as SRE in Bengaluru": an introduction
         words = [t.lower_ for t in clause.tokens]
         lemmas = {t.lemma_.lower() for t in clause.tokens}
 
@@ -429,6 +437,8 @@ class ClauseReader:
         pronoun = any(c.lower_ in ("it", "that", "this", "them") for c in content)
         if head.tag_ in ("VBN", "VBD") and not content and head.lemma_.lower() in self.lex["life_event_verb"]:
             return True  # "got married last saturday"
+        if head.tag_ == "VBG" and head.lemma_.lower() in _SELF_DESCRIBING and content:
+            return True  # "Myself Arjun, working as SRE in Bengaluru"
         if head.tag_ in ("VBD", "VBN") and content and not pronoun and head.lemma_ != "be":
             return head.lemma_.lower() not in self.lex["conversation_verb"] - {
                 "get",

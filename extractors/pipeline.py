@@ -53,7 +53,7 @@ _SPECIAL_CASES = {
 # An agent's asides ("(exponential backoff, max 5 attempts)") are detail, and they break the parse.
 _PARENTHESES = re.compile(r"\s*\([^()]{0,200}\)")
 _PERSONAL_CUES = frozenset(
-    {"i", "me", "my", "mine", "we", "our", "us", "he", "she", "call", "tz", "timezone"}
+    {"i", "me", "my", "mine", "myself", "we", "our", "us", "he", "she", "call", "tz", "timezone"}
 )
 _BE_NORMS = frozenset({"am", "is", "are", "'m", "'re", "'s"})
 
