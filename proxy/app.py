@@ -8,9 +8,11 @@ from litestar import Litestar, MediaType, Request, Response
 from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.exceptions import HTTPException
+from litestar.middleware import DefineMiddleware
 from litestar.openapi import OpenAPIConfig
 
 from proxy.errors import BadRequest, StoreError
+from proxy.guard import HostGuard
 from proxy.lifespan import Models, services_lifespan
 from proxy.relay import UpstreamError
 from proxy.routes import admin, chat, health, messages, passthrough, responses
@@ -102,6 +104,15 @@ def create_app(settings: Settings, models: Models | None = None) -> Litestar:
             StoreError: _store_error,
             Exception: _unexpected,
         },
+        middleware=[
+            DefineMiddleware(
+                HostGuard,
+                bound_host=settings.host,
+                allowed_hosts=settings.allowed_hosts,
+                # bound to every interface with no names given, there is no loopback trust to guard
+                check_hosts=bool(settings.allowed_hosts) or settings.host not in ("0.0.0.0", "::", ""),
+            )
+        ],
         request_max_body_size=settings.max_body_bytes,
         openapi_config=OpenAPIConfig(title="Mnemo management API", version="0.1.0", path="/mnemo/v1/schema"),
         logging_config=None,

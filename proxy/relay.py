@@ -77,6 +77,7 @@ def response_headers(upstream: httpx.Response, extra: Mapping[str, str] | None =
         if name.lower() not in HOP_BY_HOP
         and name.lower() not in _SERVER_SET
         and name.lower() != "content-type"
+        and not name.lower().startswith("access-control-")  # no CORS grant ever leaves Mnemo
     }
     headers.update(extra or {})
     return headers

@@ -28,6 +28,7 @@ ENV_VARS: dict[str, str] = {
     "upstream_read_timeout_s": "MNEMO_UPSTREAM_READ_TIMEOUT",
     "upstream_total_timeout_s": "MNEMO_UPSTREAM_TOTAL_TIMEOUT",
     "max_body_bytes": "MNEMO_MAX_BODY_BYTES",
+    "allowed_hosts": "MNEMO_ALLOWED_HOSTS",
 }
 
 
@@ -76,6 +77,8 @@ class Settings:
     max_body_bytes: int = 32 * 1024 * 1024
     recall: RecallSettings = field(default_factory=RecallSettings)
     log_level: str = "info"
+    # names besides loopback and the bound address a request's Host may carry (comma-separated in env)
+    allowed_hosts: frozenset[str] = frozenset()
 
     @classmethod
     def from_sources(cls, flags: dict[str, Any] | None = None, env: dict[str, str] | None = None) -> Settings:
@@ -111,6 +114,12 @@ class Settings:
         for name in ("data_dir", "policy_file"):
             if coerced.get(name) is not None:
                 coerced[name] = Path(coerced[name]).expanduser()
+        if isinstance(coerced.get("allowed_hosts"), str):
+            coerced["allowed_hosts"] = frozenset(
+                h.strip() for h in coerced["allowed_hosts"].split(",") if h.strip()
+            )
+        elif "allowed_hosts" in coerced:
+            coerced["allowed_hosts"] = frozenset(coerced["allowed_hosts"])
         for name in ("upstream_url", "anthropic_upstream_url"):
             if name in coerced:
                 coerced[name] = str(coerced[name]).rstrip("/")

@@ -32,6 +32,9 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+NDJSON = {"content-type": "application/x-ndjson"}  # what an import body must say it is
+
+
 @dataclass
 class RunningMnemo:
     url: str

@@ -254,7 +254,8 @@ def test_management_keeps_each_principal_to_its_own_and_the_admin_to_all(
     url = f"{mnemo.url}/mnemo/v1"
 
     def call(method: str, path: str, key: str, **kwargs: Any) -> httpx.Response:
-        return httpx.request(method, f"{url}{path}", headers={"x-mnemo-key": key}, timeout=30, **kwargs)
+        headers = {"x-mnemo-key": key, "content-type": "application/x-ndjson"}
+        return httpx.request(method, f"{url}{path}", headers=headers, timeout=30, **kwargs)
 
     assert call("GET", "/memories", BETA_KEY, params={"org": "acme"}).status_code == 403
     assert call("GET", "/export", BETA_KEY, params={"org": "acme"}).status_code == 403

@@ -74,7 +74,7 @@ def test_pause_stops_learning_disable_stops_both_resume_restores(
     ask("This repo uses pnpm.")
     mnemo.wait_for_memories(1, project=project)
     control = f"{mnemo.url}/mnemo/v1/scopes/project/{project}"
-    assert httpx.post(f"{control}/pause").json()["state"] == "paused"
+    assert httpx.post(f"{control}/pause", json={}).json()["state"] == "paused"
     headers = ask("We use Sentry for error tracking.")
     assert headers["x-mnemo-recalled"] == "1" and "pnpm" in (
         injected_block(fresh_upstream.chat_requests()[-1]) or ""
@@ -82,14 +82,14 @@ def test_pause_stops_learning_disable_stops_both_resume_restores(
     time.sleep(1.0)
     assert len(mnemo.memories(project=project)) == 1  # paused: nothing learned
 
-    assert httpx.post(f"{control}/disable").json()["state"] == "disabled"
+    assert httpx.post(f"{control}/disable", json={}).json()["state"] == "disabled"
     headers = ask("How do I install the deps?")
     assert headers["x-mnemo-status"] == "off" and headers["x-mnemo-recalled"] == "0"
     assert injected_block(fresh_upstream.chat_requests()[-1]) is None
 
-    assert httpx.post(f"{control}/resume").json()["state"] == "active"
+    assert httpx.post(f"{control}/resume", json={}).json()["state"] == "active"
     ask("We use Vitest for unit tests.")
     mnemo.wait_for_memories(2, project=project)
     audit = httpx.get(f"{mnemo.url}/mnemo/v1/audit").json()["data"]
     assert [e["action"] for e in audit if e.get("level") == "project"][:3] == ["resume", "disabled", "paused"]
-    assert httpx.post(f"{control}/explode").status_code == 404
+    assert httpx.post(f"{control}/explode", json={}).status_code == 404

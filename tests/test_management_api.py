@@ -13,7 +13,7 @@ import openai
 import pytest
 
 from proxy.memory.model import new_id
-from tests.conftest import RunningMnemo
+from tests.conftest import NDJSON, RunningMnemo
 from tests.helpers import injected_block
 from tests.upstream import UpstreamStub
 
@@ -46,7 +46,9 @@ def record(project: str, text: str, at: datetime, **fields: Any) -> dict[str, An
 
 def import_records(mnemo: RunningMnemo, records: list[dict[str, Any]], **params: Any) -> dict[str, Any]:
     body = "".join(json.dumps(r) + "\n" for r in records).encode()
-    response = httpx.post(f"{mnemo.url}/mnemo/v1/import", content=body, params=params, timeout=60)
+    response = httpx.post(
+        f"{mnemo.url}/mnemo/v1/import", content=body, params=params, headers=NDJSON, timeout=60
+    )
     assert response.status_code == 200, response.text
     report: dict[str, Any] = response.json()
     return report
@@ -242,12 +244,12 @@ def test_import_checks_every_line_and_reports_reasons(
     ]
     body = ("\n".join(lines) + "\n").encode()
     dry = httpx.post(
-        f"{mnemo.url}/mnemo/v1/import", content=body, params={"dry_run": "true"}, timeout=30
+        f"{mnemo.url}/mnemo/v1/import", content=body, params={"dry_run": "true"}, headers=NDJSON, timeout=30
     ).json()
     assert dry["imported"] == 1 and dry["rejected"] == 7 and dry["dry_run"] is True
     assert listing(mnemo, project=project)["total"] == 0
 
-    report = httpx.post(f"{mnemo.url}/mnemo/v1/import", content=body, timeout=30).json()
+    report = httpx.post(f"{mnemo.url}/mnemo/v1/import", content=body, headers=NDJSON, timeout=30).json()
     assert (report["imported"], report["merged"], report["rejected"]) == (1, 1, 7)
     reasons = {r["line"]: r["reason"] for r in report["rejections"]}
     assert reasons[2].startswith("not JSON")
@@ -257,7 +259,7 @@ def test_import_checks_every_line_and_reports_reasons(
     assert reasons[6].startswith("expired")
     assert reasons[7] == "unknown fields: colour"
     assert reasons[8].startswith("schema_version 99")
-    again = httpx.post(f"{mnemo.url}/mnemo/v1/import", content=body, timeout=30).json()
+    again = httpx.post(f"{mnemo.url}/mnemo/v1/import", content=body, headers=NDJSON, timeout=30).json()
     assert (again["imported"], again["merged"]) == (0, 2)
     (stored,) = listing(mnemo, project=project)["data"]
     assert stored["id"] == good["id"] and stored["source"] == {

@@ -16,7 +16,7 @@ import redis
 
 from proxy.memory.embedded import EmbeddedStore
 from proxy.settings import Settings
-from tests.conftest import RunningMnemo, serve_mnemo
+from tests.conftest import NDJSON, RunningMnemo, serve_mnemo
 from tests.helpers import injected_block
 from tests.upstream import UpstreamStub
 
@@ -170,13 +170,13 @@ def test_export_then_import_into_a_fresh_store_recalls_the_same_records(
     with EmbeddedStore(tmp_path / "two") as second_store:
         second = serve(second_store, upstream, tmp_path / "d2", run_worker=False)
         body = ("\n".join(exported) + "\n").encode()
-        report = httpx.post(f"{second.url}/mnemo/v1/import", content=body, timeout=60).json()
+        report = httpx.post(f"{second.url}/mnemo/v1/import", content=body, headers=NDJSON, timeout=60).json()
         assert (report["imported"], report["merged"], report["rejected"]) == (len(exported), 0, 0)
         assert report["reembedded"] == len(exported)
         assert _blocks(second, fresh_upstream) == before
         # every field, provenance included, comes back as it left
         assert sorted(_export(second)) == sorted(exported)
-        again = httpx.post(f"{second.url}/mnemo/v1/import", content=body, timeout=60).json()
+        again = httpx.post(f"{second.url}/mnemo/v1/import", content=body, headers=NDJSON, timeout=60).json()
         assert (again["imported"], again["merged"], again["rejected"]) == (0, len(exported), 0)
         assert sorted(_export(second)) == sorted(exported)
         second.stop()
@@ -184,7 +184,7 @@ def test_export_then_import_into_a_fresh_store_recalls_the_same_records(
     with EmbeddedStore(tmp_path / "three") as third_store:
         third = serve(third_store, upstream, tmp_path / "d3", run_worker=False)
         body = ("\n".join(with_vectors) + "\n").encode()
-        report = httpx.post(f"{third.url}/mnemo/v1/import", content=body, timeout=60).json()
+        report = httpx.post(f"{third.url}/mnemo/v1/import", content=body, headers=NDJSON, timeout=60).json()
         assert report["imported"] == len(exported) and report["reembedded"] == 0
         assert _blocks(third, fresh_upstream) == before
         third.stop()
