@@ -26,6 +26,7 @@ PRINCIPAL = Schema(
         "read": Field("list", items=Field("enum", choices=LEVELS)),
         "write": Field("list", items=Field("enum", choices=LEVELS)),
         "projects": Field("list", items=Field("str")),
+        "users": Field("list", items=Field("str")),
         "admin": Field("bool"),
     }
 )
@@ -119,6 +120,7 @@ def parse_policy(text: str, name: str) -> Policy:
                 read=tuple(raw.get("read", LEVELS)),
                 write=tuple(raw.get("write", LEVELS)),
                 projects=tuple(raw.get("projects", ["*"])),
+                users=tuple(raw.get("users", [raw["default_user"]])),
                 admin=bool(raw.get("admin", False)),
             )
         )

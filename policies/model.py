@@ -26,6 +26,9 @@ class PrincipalRule:
     read: tuple[str, ...] = LEVELS  # scope levels it may recall from
     write: tuple[str, ...] = LEVELS  # scope levels it may write to
     projects: tuple[str, ...] = ("*",)  # projects it may use; "*" any
+    # users it may act as (X-Mnemo-User, the body's user, ?user=): by default its default_user only;
+    # "*" any, as for an app server acting for its end users
+    users: tuple[str, ...] = ()
     # An operator: manages the memories of every org through /mnemo/v1/ (not a proxy role).
     admin: bool = False
 

@@ -58,4 +58,5 @@ def authenticate(headers: Mapping[str, str], policy: Policy) -> Principal:
         write=frozenset(match.write),
         projects=frozenset(match.projects),
         admin=match.admin,
+        users=frozenset(match.users or (match.default_user,)),
     )

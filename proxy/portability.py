@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import json
 import re
 from collections import Counter
@@ -311,7 +312,11 @@ class Importer:
         secrets: re.Pattern[str],
         dry_run: bool = False,
         now: Callable[[], datetime] = utcnow,
+        keep_ids: bool = True,
     ) -> None:
+        # keep_ids off (a key of one org among many): each id is taken into the key's org, so that
+        # whether an id is held by another org changes nothing a caller can see
+        self._keep_ids = keep_ids
         self._store = store
         self._embeddings = embeddings
         self._principal = principal
@@ -335,6 +340,8 @@ class Importer:
             return
         if not self._principal.admin:
             memory = refingerprinted(memory.with_changes(scope=_in_org(memory.scope, self._principal.org)))
+        if not self._keep_ids:
+            memory = _ids_in_org(memory, self._principal.org)
         if not self._principal.may_change(memory.scope):
             self.report.reject(self._line_no, f"forbidden: this key may not write {memory.scope.label()}")
             return
@@ -413,6 +420,23 @@ class Importer:
             valid_to=theirs,
             superseded_by=memory.superseded_by or other.id,
         )
+
+
+def org_id(org: str, memory_id: str) -> str:
+    """An imported id as the key's org holds it: the same for the same org and id (a second import
+    merges), unrelated to whether any other org holds that id."""
+    return "o" + hashlib.sha256(f"{org}\x00{memory_id}".encode()).hexdigest()[:25]
+
+
+def _ids_in_org(memory: Memory, org: str) -> Memory:
+    def mapped(value: str | None) -> str | None:
+        return org_id(org, value) if value else None
+
+    return memory.with_changes(
+        id=org_id(org, memory.id),
+        supersedes=mapped(memory.supersedes),
+        superseded_by=mapped(memory.superseded_by),
+    )
 
 
 def _is_current(memory: Memory) -> bool:

@@ -31,9 +31,18 @@ class Principal:
     write: frozenset[str] = frozenset(SCOPE_LEVELS)  # levels of records it may create
     projects: frozenset[str] = frozenset({"*"})
     admin: bool = False  # an operator: may manage every org's memories
+    users: frozenset[str] = frozenset({"*"})  # users it may act as; "*" any (local mode, operators)
 
     def may_use_project(self, project: str | None) -> bool:
         return project is None or "*" in self.projects or project in self.projects
+
+    def may_act_as(self, user: str | None) -> bool:
+        return user is None or self.admin or "*" in self.users or user in self.users
+
+    @property
+    def allowed_users(self) -> frozenset[str] | None:
+        """The users whose records it may touch; None: any."""
+        return None if self.admin or "*" in self.users else self.users
 
     @property
     def allowed_projects(self) -> frozenset[str] | None:
@@ -44,7 +53,12 @@ class Principal:
         """Whether it may see (and so manage reading of) a record: its org, levels and project."""
         if self.admin:
             return True
-        return record.org == self.org and readable(record, self.read) and self.may_use_project(record.project)
+        return (
+            record.org == self.org
+            and readable(record, self.read)
+            and self.may_use_project(record.project)
+            and self.may_act_as(record.user)
+        )
 
     def may_change(self, record: Scope) -> bool:
         """Whether it may correct, delete or import a record: it must both read and write its levels."""

@@ -6,15 +6,22 @@ decisions behind them have their own unit tests beside.
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import Callable
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import httpx
 import pytest
 from litestar.types import Receive, Scope, Send
+from ulid import ULID
 
 from proxy.guard import HostGuard
-from tests.conftest import RunningMnemo
+from proxy.memory.embedded import EmbeddedStore
+from proxy.settings import Settings
+from tests.conftest import NDJSON, RunningMnemo, serve_mnemo
 from tests.upstream import UpstreamStub
 
 pytestmark = pytest.mark.integration
@@ -111,3 +118,106 @@ def test_sdks_still_work_and_no_cors_is_granted(
         timeout=10,
     )
     assert not any(name.lower().startswith("access-control-") for name in preflight.headers)
+
+
+# -- 5. users within an org ---------------------------------------------------------------------------
+
+ALICE_KEY, CAROL_KEY, APP_KEY, OTHER_ORG_KEY = (
+    f"{name}-{uuid.uuid4().hex}" for name in ("alice", "carol", "app", "zeta")
+)
+
+
+def _sha(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+USERS_POLICY = f"""name: users-in-an-org
+version: 1
+mode: keys
+principals:
+  - {{name: alice, key_sha256: {_sha(ALICE_KEY)}, org: acme, default_user: alice}}
+  - {{name: carol, key_sha256: {_sha(CAROL_KEY)}, org: acme, default_user: carol}}
+  - {{name: app-server, key_sha256: {_sha(APP_KEY)}, org: acme, default_user: app, users: ["*"]}}
+  - {{name: zeta, key_sha256: {_sha(OTHER_ORG_KEY)}, org: zeta, default_user: z}}
+"""
+
+
+@pytest.fixture(scope="module")
+def org_of_users(upstream: UpstreamStub, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningMnemo]:
+    tmp = tmp_path_factory.mktemp("users")
+    policy = tmp / "policy.yaml"
+    policy.write_text(USERS_POLICY)
+    with EmbeddedStore(tmp / "store") as store:
+        running = serve_mnemo(
+            Settings(redis_url=store.url, upstream_url=upstream.url, data_dir=tmp / "d", policy_file=policy)
+        )
+        yield running
+        running.stop()
+
+
+def _as(key: str, **headers: str) -> dict[str, str]:
+    return {"x-mnemo-key": key, **headers}
+
+
+def test_a_key_acts_only_as_the_users_the_policy_gives_it(
+    org_of_users: RunningMnemo, fresh_upstream: UpstreamStub
+) -> None:
+    mnemo = org_of_users
+    chat_url, api = f"{mnemo.openai_base}/chat/completions", f"{mnemo.url}/mnemo/v1"
+    said = {"model": "m", "messages": [{"role": "user", "content": "My name is Alice Moreau."}]}
+    assert httpx.post(chat_url, json=said, headers=_as(ALICE_KEY), timeout=30).status_code == 200
+    alice = _wait_listed(mnemo, ALICE_KEY, user="alice")
+    posing = _as(CAROL_KEY, **{"x-mnemo-user": "alice"})
+    # carol may not pose as alice: header, body, query, scope, in-chat forget
+    as_alice = httpx.post(chat_url, json=said, headers=posing, timeout=30)
+    assert as_alice.status_code == 403 and as_alice.json()["error"]["param"] == "user"
+    assert (
+        httpx.post(chat_url, json={**said, "user": "alice"}, headers=_as(CAROL_KEY), timeout=30).status_code
+        == 403
+    )
+    forget = {"model": "m", "messages": [{"role": "user", "content": "forget my name"}]}
+    assert httpx.post(chat_url, json=forget, headers=posing, timeout=30).status_code == 403
+    assert httpx.get(f"{api}/memories", params={"user": "alice"}, headers=_as(CAROL_KEY)).status_code == 403
+    assert httpx.delete(f"{api}/scopes/user/alice", headers=_as(CAROL_KEY)).status_code == 403
+    everything = httpx.get(f"{api}/memories", headers=_as(CAROL_KEY), timeout=10).json()["data"]
+    assert all(m["scope"]["user"] in (None, "carol") for m in everything)
+    assert "Moreau" not in httpx.get(f"{api}/export", headers=_as(CAROL_KEY), timeout=10).text
+    assert httpx.get(f"{api}/memories/{alice['id']}", headers=_as(CAROL_KEY)).status_code == 404
+    assert httpx.delete(f"{api}/memories/{alice['id']}", headers=_as(CAROL_KEY)).status_code == 404
+    assert httpx.get(f"{api}/memories/{alice['id']}", headers=_as(ALICE_KEY)).status_code == 200
+    # an app server the policy lets act for its end users may
+    as_end_user = httpx.get(f"{api}/memories", params={"user": "alice"}, headers=_as(APP_KEY))
+    assert [m["id"] for m in as_end_user.json()["data"]] == [alice["id"]]
+
+
+def test_an_import_tells_nothing_of_ids_held_by_another_org(org_of_users: RunningMnemo) -> None:
+    mnemo = org_of_users
+    api = f"{mnemo.url}/mnemo/v1"
+    line = {"kind": "semantic", "text": "Zeta ships on Mondays.", "scope": {"org": "zeta", "project": "z"}}
+    held = httpx.post(f"{api}/import", content=json.dumps(line), headers=_as(OTHER_ORG_KEY, **NDJSON)).json()
+    assert held["imported"] == 1
+    (zeta,) = httpx.get(f"{api}/memories", headers=_as(OTHER_ORG_KEY)).json()["data"]
+
+    def probe(memory_id: str) -> tuple[dict[str, object], int]:
+        scope = {"org": "acme", "project": "p"}
+        text = f"Probe {uuid.uuid4().hex}."
+        body = json.dumps({"id": memory_id, "kind": "semantic", "text": text, "scope": scope})
+        report = httpx.post(f"{api}/import", content=body, headers=_as(APP_KEY, **NDJSON)).json()
+        looked_up = httpx.get(f"{api}/memories/{memory_id}", headers=_as(APP_KEY)).status_code
+        return {k: v for k, v in report.items() if k != "elapsed_s"}, looked_up
+
+    assert probe(zeta["id"]) == probe(str(ULID()))  # an id another org holds looks like any other
+    still = httpx.get(f"{api}/memories/{zeta['id']}", headers=_as(OTHER_ORG_KEY)).json()
+    assert still["text"] == zeta["text"] and still["scope"]["org"] == "zeta"
+
+
+def _wait_listed(mnemo: RunningMnemo, key: str, **params: str) -> dict[str, Any]:
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        found = httpx.get(
+            f"{mnemo.url}/mnemo/v1/memories", params=params, headers=_as(key), timeout=10
+        ).json()["data"]
+        if found:
+            return dict(found[0])
+        time.sleep(0.1)
+    raise AssertionError(f"nothing learned for {params}")

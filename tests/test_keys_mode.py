@@ -49,8 +49,8 @@ POLICY = f"""name: two-orgs
 version: 1
 mode: keys
 principals:
-  - {{name: acme-dev, key_sha256: {sha(ACME_KEY)}, org: acme, default_user: dev}}
-  - {{name: beta-dev, key_sha256: {sha(BETA_KEY)}, org: beta, default_user: dev}}
+  - {{name: acme-dev, key_sha256: {sha(ACME_KEY)}, org: acme, default_user: dev, users: ["*"]}}
+  - {{name: beta-dev, key_sha256: {sha(BETA_KEY)}, org: beta, default_user: dev, users: ["*"]}}
   - name: beta-ci
     key_sha256: {sha(LIMITED_KEY)}
     org: beta

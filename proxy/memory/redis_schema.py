@@ -82,6 +82,8 @@ def list_filter(query: ListQuery) -> FilterExpression:
         )
     if query.projects is not None:
         where = where & (Tag("scope_project") == [UNSET_TAG, *(scope_tag(p) for p in sorted(query.projects))])
+    if query.users is not None:
+        where = where & (Tag("scope_user") == [UNSET_TAG, *(scope_tag(u) for u in sorted(query.users))])
     if query.key is not None:
         where = where & (Tag("key") == query.key)
     for name, values in (("kind", query.kinds), ("evidence", query.evidence), ("status", query.statuses)):

@@ -73,6 +73,7 @@ class ListQuery:
     visible_to: Scope | None = None
     readable: frozenset[str] = frozenset(SCOPE_LEVELS)
     projects: frozenset[str] | None = None
+    users: frozenset[str] | None = None  # the principal's users (None: any); user-less records pass
     key: str | None = None
     kinds: tuple[Kind, ...] = ()
     evidence: tuple[Evidence, ...] = ()

@@ -106,6 +106,8 @@ def listing(principal: Principal, filters: MemoryFilters, *, changing: bool, lim
         raise Forbidden(f"this key manages org {principal.org!r} only", param="org")
     if filters.project is not None and not (principal.admin or principal.may_use_project(filters.project)):
         raise Forbidden(f"this key may not use project {filters.project!r}", param="project")
+    if filters.user is not None and not principal.may_act_as(filters.user):
+        raise Forbidden(f"this key may not act as user {filters.user!r}", param="user")
     org = filters.org or (None if principal.admin else principal.org)
     levels = LEVELS if principal.admin else principal.read & principal.write if changing else principal.read
     context = Scope(
@@ -120,6 +122,7 @@ def listing(principal: Principal, filters: MemoryFilters, *, changing: bool, lim
         visible_to=None if exact else context,
         readable=levels,
         projects=None if principal.admin else principal.allowed_projects,
+        users=principal.allowed_users,
         key=filters.key,
         kinds=filters.kinds,
         evidence=filters.evidence,
@@ -188,7 +191,7 @@ async def search_memories(
     limit: Annotated[int, QueryParameter(ge=1, le=100)] = 10,
 ) -> dict[str, Any]:
     principal = authenticate(request.headers, services.policy)
-    query = listing(principal, MemoryFilters(org=org, project=project), changing=False)
+    query = listing(principal, MemoryFilters(org=org, project=project, user=user), changing=False)
     scope = Scope(org=query.org or principal.org, project=project, user=user, session=session)
     settings = services.recall_settings()
     found = await services.store.recall(
@@ -441,6 +444,8 @@ async def import_memories(
         principal,
         secret_matcher(services.policy.secret_patterns),
         dry_run=dry_run,
+        # one org (local mode) or an operator: ids are kept; a key among orgs: ids go into its org
+        keep_ids=principal.admin or services.policy.mode != "keys",
     )
     report = await import_lines(request.stream(), importer)
     if not dry_run:
@@ -486,7 +491,9 @@ async def control_scope(
             f"no control {level}/{action}: levels org, project, user, session; actions pause, disable, resume"
         )
     allowed = principal.admin or (
-        level in principal.write and (level != "project" or principal.may_use_project(value))
+        level in principal.write
+        and (level != "project" or principal.may_use_project(value))
+        and (level != "user" or principal.may_act_as(value))
     )
     if not allowed:
         raise Forbidden(f"this key may not control {level} {value!r}")

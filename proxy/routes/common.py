@@ -54,6 +54,8 @@ def scope_for(principal: Principal, inputs: ScopeInputs) -> Scope:
     scope = resolve_scope(inputs, principal)
     if not principal.may_use_project(scope.project):
         raise Forbidden(f"this key may not use project {scope.project!r}", param="project")
+    if not principal.may_act_as(scope.user):
+        raise Forbidden(f"this key may not act as user {scope.user!r}", param="user")
     return scope
 
 
