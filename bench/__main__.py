@@ -6,7 +6,16 @@ import argparse
 import importlib
 import sys
 
-BENCHMARKS = ("overhead", "recall", "relevance", "extraction", "persona", "portability")
+BENCHMARKS = (
+    "overhead",
+    "recall",
+    "relevance",
+    "extraction",
+    "persona",
+    "portability",
+    "poisoning",
+    "secrets",
+)
 
 
 def main() -> int:

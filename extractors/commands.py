@@ -13,6 +13,7 @@ _FORGET = re.compile(
     re.IGNORECASE,
 )
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+_LINE_SENTENCE_END = re.compile(r"(?<=[.!?])[ \t]+")
 
 
 def forget_requests(text: str) -> list[str]:
@@ -27,3 +28,15 @@ def forget_requests(text: str) -> list[str]:
 
 def is_forget_request(sentence: str) -> bool:
     return _FORGET.match(sentence) is not None
+
+
+def without_forget_requests(text: str) -> str:
+    """The text minus its forget commands: what was asked to be forgotten is never queued, not even
+    in the sentence that asks."""
+    if not forget_requests(text):
+        return text
+    lines = []
+    for line in text.split("\n"):
+        kept = [s for s in _LINE_SENTENCE_END.split(line) if s.strip() and not is_forget_request(s)]
+        lines.append(" ".join(kept))
+    return "\n".join(lines).strip()

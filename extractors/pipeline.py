@@ -322,7 +322,7 @@ class ClauseExtractor:
         facts += readers.preference(clause)
         framed = readers.framed(clause, hits, turn.role) or readers.referent_name(clause)
         facts += framed
-        if not facts or all(f.key == "employer" for f in facts):
+        if not facts or all(f.key in ("employer", "home_city") for f in facts):
             facts += readers.outcome(clause) or readers.episode(clause, turn.role) or readers.personal(clause)
         elif framed and clause.tense == "past":
             # "my son Haruto turned 3 yesterday": the name and the day

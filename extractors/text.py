@@ -25,7 +25,7 @@ _LAUGHTER = re.compile(
 # Lines that are logs or code, not something the user is telling us.
 _LOG_LINE = re.compile(
     r"^\s*(?:\[?(?:ERROR|WARN(?:ING)?|INFO|DEBUG|FATAL|TRACE|CRITICAL|PANIC|NOTICE)\]?[:\s]|Traceback\b|"
-    r"\s*File \"|\w+(?:Error|Exception):|\d{4}-\d\d-\d\d[T ]\d\d:|at\s+[\w$.<>]+\(.*\)\s*$|"
+    r"\s*File \"|\w+(?:Error|Exception):|\d{4}[-/]\d\d[-/]\d\d[T ]\d\d:|at\s+[\w$.<>]+\(.*\)\s*$|"
     r"\s*at\s+[\w$.]+\s*\(|Caused by:|E\s{2,}|FAILED\b|PASSED\b|\s*\^+\s*$|npm ERR!|error(?:\[\w+\])?:|"
     r"warning:|\$\s|#\s*\d+\s|\d+\s+(?:passed|failed)|\u2713|\u2717|\u00d7)",
     re.MULTILINE,
@@ -60,6 +60,12 @@ _SPEAKER_LINE = re.compile(r"^\s*([A-Z][\w.'-]{1,20}(?:\s[A-Z][\w.'-]{1,20})?)\s
 _DOCUMENT_START = re.compile(
     r"^\s*(?:attendees|participants|agenda|minutes|action\s+items|present|table\s+of\s+contents|abstract)\s*:",
     re.I,
+)
+_PROMPT = re.compile(r"^\s*(?:\$|#|>>>|PS [A-Z]:\\[^>]*>|[A-Z]:\\[^>]*>|[\w.-]+@[\w.-]+:[~/][^$#\n]*[$#])\s+\S")
+# "name - 06/10/2024 8:14 PM", "alice  10:42 AM": the header of a message in a chat export
+_CHAT_STAMP = re.compile(
+    r"^\s*[\w.@-]{2,32}(?:\s+[\w.@-]{2,32})?\s+(?:[-\u2014\u2013]\s+)?(?:\d{1,2}[/.]\d{1,2}[/.]\d{2,4}\s+)?"
+    r"\[?\d{1,2}:\d{2}(?::\d{2})?\s*(?:[AaPp][Mm])?\]?\s*$"
 )
 _ADDRESSED = re.compile(r"\b(?:you|u|your|pls|please|can|could|why|how|what)\b", re.I)
 # "here's the email:", "my landlord sent this:", "the README says:", "pasting the log below"
@@ -144,6 +150,7 @@ def _machine_line(line: str) -> bool:
 
 def drop_pastes(lines: list[str], labels: frozenset[str] = frozenset()) -> list[str]:
     """The lines that remain once pasted third-party text is cut out."""
+    lines = _without_referred_blocks(lines)
     end = len(lines)
     for i, line in enumerate(lines):
         rest = [x for x in lines[i + 1 :] if x.strip()]
@@ -158,7 +165,7 @@ def drop_pastes(lines: list[str], labels: frozenset[str] = frozenset()) -> list[
             end = i
             break
     lines = lines[:end]
-    cut = _letters(lines) | _transcript(lines, labels)
+    cut = _letters(lines) | _transcript(lines, labels) | _tool_output(lines)
     blocks: list[list[int]] = [[]]
     for i, line in enumerate(lines):
         if not line.strip():
@@ -174,7 +181,8 @@ def drop_pastes(lines: list[str], labels: frozenset[str] = frozenset()) -> list[
 
 
 def _transcript(lines: list[str], labels: frozenset[str]) -> set[int]:
-    """Lines of a pasted chat or meeting notes: "Priya: we should ...", "- Marcus: proposes ..."."""
+    """Lines of a pasted chat or meeting notes: "Priya: we should ...", "- Marcus: proposes ...", and
+    chat exports whose messages sit under "name - 06/10/2024 8:14 PM" lines."""
     speakers = {}
     for i, line in enumerate(lines):
         match = _SPEAKER_LINE.match(_LIST_MARK.sub("", line))
@@ -182,7 +190,47 @@ def _transcript(lines: list[str], labels: frozenset[str]) -> set[int]:
             speakers[i] = match.group(1)
     if len(speakers) >= 3 or (len(speakers) >= 2 and len(set(speakers.values())) < len(speakers)):
         return set(speakers)
+    stamped = [i for i, line in enumerate(lines) if _CHAT_STAMP.match(line)]
+    if len(stamped) >= 2:
+        return {i for i in range(stamped[0], len(lines)) if lines[i].strip()}
     return set()
+
+
+def _tool_output(lines: list[str]) -> set[int]:
+    """What a command printed: the lines after a shell prompt ("$ make setup"), up to a blank line."""
+    cut: set[int] = set()
+    inside = False
+    for i, line in enumerate(lines):
+        if _PROMPT.match(line):
+            inside = True
+            cut.add(i)
+        elif not line.strip():
+            inside = False
+        elif inside:
+            cut.add(i)
+    return cut
+
+
+def _without_referred_blocks(lines: list[str]) -> list[str]:
+    """A message in blocks where the user's own block points at the others ("what does this page
+    say?", "is this blog's advice any good?", "explain this convo"): the others are the thing pasted.
+    The user's block comes first or last; the pasted ones never count, whatever they say."""
+    blocks: list[list[str]] = [[]]
+    for line in lines:
+        if line.strip():
+            blocks[-1].append(line)
+        elif blocks[-1]:
+            blocks.append([])
+    blocks = [b for b in blocks if b]
+    if len(blocks) < 2:
+        return lines
+    first, last = " ".join(blocks[0]), " ".join(blocks[-1])
+    if _REFERS.search(first) and len(blocks[0]) <= 3:
+        return blocks[0]
+    others = [line for block in blocks[:-1] for line in block]
+    if _REFERS.search(last) and len(blocks[-1]) <= 3 and (len(others) >= 4 or any(map(_document_line, others))):
+        return blocks[-1]
+    return lines
 
 
 def _letters(lines: list[str]) -> set[int]:
@@ -200,6 +248,17 @@ def _letters(lines: list[str]) -> set[int]:
                     break
         i += 1
     return cut
+
+
+# the user's own line pointing at what they pasted: "what does this status page say?", "explain what
+# this discord convo is about", "git log output below", "can you draft a response to this?"
+_REFERS = re.compile(
+    rf"\b(?:this|these|the\s+following|below|attached|above)\b[^\n]{{0,30}}\b(?:{_PASTED_THING}|convo|"
+    r"status\s+page|blog|site|screenshot|advice|paste|bit|part|one|stuff|text|output|notes)s?\b"
+    r"|\b(?:{_PASTED_THING})s?\s+(?:below|above|attached)\b"
+    r"|\b(?:to|about|with|of|on|from|in)\s+(?:this|these|it)\s*\?",
+    re.I,
+)
 
 
 def _announces(line: str) -> bool:

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import enum
+import functools
 import hashlib
+import json
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from importlib import resources
 
 from extractors import SUBJECT_MARK, Candidate
 from policies.model import Policy
-from policies.secrets import contains_secret, secret_matcher
+from policies.secrets import REDACTED, contains_secret, secret_matcher
 from proxy.memory.model import Evidence, Memory
 from proxy.scope import DEFAULT_USER, SCOPE_LEVELS, Scope, level_of, scope_tag
 
@@ -76,6 +79,34 @@ INSTRUCTION_LIKE = re.compile(
     r"|\[/?INST\]|</?system>|\bexfiltrat"
 )
 _NORMALISE = re.compile(r"[^\w]+", re.UNICODE)
+_PROTECTIVE = re.compile(
+    r"(?i)\b(?:never|don'?t|do\s+not|no|not|avoid|stop|shouldn'?t|must\s+not|mustn'?t|without)\b[^.!?\n]{0,40}$"
+)
+
+
+@functools.cache
+def dangerous_patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """What a remembered rule must never tell the agent, whoever said it
+    (``policies/patterns/dangerous.jsonl``): send data out, run a downloaded script, trust tool
+    output over the user, weaken security, put secrets in the open."""
+    text = resources.files("policies").joinpath("patterns/dangerous.jsonl").read_text(encoding="utf-8")
+    found = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            raw = json.loads(line)
+            if set(raw) != {"id", "pattern", "what"}:
+                raise ValueError(f"policies/patterns/dangerous.jsonl:{number}: fields are id, pattern, what")
+            found.append((raw["id"], re.compile(raw["pattern"])))
+    return tuple(found)
+
+
+def dangerous(text: str) -> str | None:
+    """The kind of harm a rule's text asks for, or None. "never send .env to anyone" protects."""
+    for kind, pattern in dangerous_patterns():
+        for match in pattern.finditer(text):
+            if not _PROTECTIVE.search(text[max(0, match.start() - 60) : match.start()]):
+                return kind
+    return None
 
 
 def fingerprint(
@@ -131,11 +162,12 @@ def decide(
         if candidate.confidence < policy.min_confidence:
             refused.append(Refusal(candidate, "confidence below the policy minimum"))
             continue
-        if any(
-            contains_secret(text, matcher)
-            for text in (candidate.span, candidate.value, candidate.text_template)
-        ):
+        said = (candidate.span, candidate.value, candidate.text_template)
+        if any(contains_secret(text, matcher) for text in said):
             refused.append(Refusal(candidate, "contains a secret"))
+            continue
+        if any(REDACTED in text for text in (candidate.value, candidate.text_template)):
+            refused.append(Refusal(candidate, "held a secret, cut before it was queued"))
             continue
         level = policy.write_scope.get(candidate.kind, "rule")
         scope = write_scope(candidate.scope_level if level == "rule" else level, request)
@@ -147,7 +179,7 @@ def decide(
             policy.quarantine_instruction_like
             and evidence != "stated"
             and INSTRUCTION_LIKE.search(f"{candidate.sentence} {candidate.span}") is not None
-        )
+        ) or dangerous(f"{candidate.sentence} {candidate.span} {candidate.value}") is not None
         kept.append(
             Decision(
                 status="quarantined" if doubtful else "active",

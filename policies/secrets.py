@@ -1,49 +1,180 @@
-"""Text that must never be stored: credentials and keys. Checked on every field before a write."""
+"""Text that must never be stored or queued: credentials, keys and personal numbers.
+
+The known formats are data (``policies/patterns/secrets.jsonl``, after detect-secrets' plugins and
+the providers' own token formats), each a pattern with an id and, where a format alone would cut
+ordinary text, a check: ``luhn`` for card numbers, ``secretish`` for a value after a key-like name
+("DB_PASS=hunter2x9", not "the token is expired"). Two shapes need no name at all: a private key's
+body without its armour (in the data) and a long high-entropy run of mixed letters and digits.
+Git hashes, UUIDs, digests and build ids (hex or digits only) are never cut.
+"""
 
 from __future__ import annotations
 
 import functools
+import json
+import math
 import re
+from collections import Counter
+from dataclasses import dataclass
+from importlib import resources
+from typing import Literal
 
-_BUILTIN = (
-    r"\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{16,}",  # OpenAI / Anthropic API keys
-    r"\b(?:ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}",  # GitHub tokens
-    r"\bAKIA[0-9A-Z]{16}\b",  # AWS access key ids
-    r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}",  # Stripe keys
-    r"\b(?:glpat|gldt|glrt)-[A-Za-z0-9_-]{16,}",  # GitLab tokens
-    r"\bnpm_[A-Za-z0-9]{30,}",  # npm tokens
-    r"\bhf_[A-Za-z0-9]{30,}",  # Hugging Face tokens
-    r"\b(?:SG|xkeysib)[.-][A-Za-z0-9_-]{16,}",  # SendGrid, Brevo keys
-    # dotted tokens named as such
-    r"\b[A-Za-z0-9]{8,}\.[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{20,}\b(?=.*(?:token|key|secret))",
-    r"\bxox[abprs]-[A-Za-z0-9-]{10,}",  # Slack tokens
-    r"\bAIza[0-9A-Za-z_-]{35}\b",  # Google API keys
-    r"-----BEGIN [A-Z ]*PRIVATE KEY-----",
-    r"\b[Bb]earer\s+[A-Za-z0-9._~+/-]{16,}=*",
-    r"\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}",  # JWTs
-    r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:[^\s@/]+@",  # URLs with user:password
-    # "password: ...", and environment-style names around the word: AWS_SECRET_ACCESS_KEY=..., DB_PASSWORD=...
-    r"(?i:\b(?:[a-z0-9]+_)*(?:password|passwd|pwd|passphrase|secret|api[_ -]?key|token|access[_-]?key)"
-    r"(?:_[a-z0-9]+)*\s*(?:is|=|:)\s*\S{4,})",
-    r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b",  # email addresses
-    r"\+\d{1,3}(?:[\s.-]?\(?\d{2,4}\)?){2,4}\b",  # phone numbers, international
-    r"(?<![\w+-])\(?\d{3}\)?[\s.-]?\d{3}[\s.-]?\d{4}\b",  # phone numbers, 3-3-4
-    r"\b(?:\d[ -]?){13,19}\b",  # card numbers
-)
+REDACTED = "[redacted]"
+Check = Literal["luhn", "secretish"]
+_KEYS = frozenset({"id", "pattern", "source", "check"})
+# a long unbroken run of base64 letters: a key, unless it is only hex or only digits
+_RUN = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{32,}={0,2}(?![A-Za-z0-9+/_-])")
+_HEX = re.compile(r"^(?:sha\d+:)?[0-9a-fA-F-]+$")
+
+
+@dataclass(frozen=True, slots=True)
+class SecretKind:
+    id: str
+    pattern: str
+    source: str
+    check: Check | None = None
+
+
+def load_kinds(text: str, name: str) -> tuple[SecretKind, ...]:
+    """The kinds of a secrets file, strictly: an unknown field, a bad pattern or a repeated id is an
+    error naming the line."""
+    kinds: list[SecretKind] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{name}:{number}"
+        try:
+            raw = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{where}: not valid JSON: {exc.msg}") from exc
+        if not isinstance(raw, dict) or set(raw) - _KEYS or not {"id", "pattern", "source"} <= set(raw):
+            raise ValueError(f"{where}: a kind has id, pattern, source and maybe check, nothing else")
+        if raw.get("check") not in (None, "luhn", "secretish"):
+            raise ValueError(f"{where}: check must be luhn or secretish")
+        try:
+            re.compile(raw["pattern"])
+        except re.error as exc:
+            raise ValueError(f"{where}: pattern does not compile: {exc}") from exc
+        if any(k.id == raw["id"] for k in kinds):
+            raise ValueError(f"{where}: id {raw['id']!r} given twice")
+        kinds.append(SecretKind(raw["id"], raw["pattern"], raw["source"], raw.get("check")))
+    return tuple(kinds)
+
+
+@functools.cache
+def shipped_kinds() -> tuple[SecretKind, ...]:
+    text = resources.files("policies").joinpath("patterns/secrets.jsonl").read_text(encoding="utf-8")
+    return load_kinds(text, "policies/patterns/secrets.jsonl")
+
+
+class SecretScanner:
+    """Finds secrets in text; ``extra``: a policy's own patterns."""
+
+    def __init__(self, kinds: tuple[SecretKind, ...], extra: tuple[str, ...] = ()) -> None:
+        every = [*kinds, *(SecretKind(f"policy_{n}", p, "policy") for n, p in enumerate(extra))]
+        self._checks = {f"k{n}": kind.check for n, kind in enumerate(every)}
+        self._pattern = re.compile("|".join(f"(?P<k{n}>{kind.pattern})" for n, kind in enumerate(every)))
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        found: list[tuple[int, int]] = []
+        for match in self._pattern.finditer(text):
+            check = self._checks[match.lastgroup or ""]
+            value = match.group(0)
+            if check == "luhn" and not _luhn(value):
+                continue
+            if check == "secretish" and not _secretish(_named_value(value)):
+                continue
+            found.append(match.span())
+        for match in _RUN.finditer(text):
+            if _random_run(match.group(0)) and not any(a <= match.start() < b for a, b in found):
+                found.append(match.span())
+        lone = text.strip()
+        if not found and _lone_token(lone):
+            start = text.index(lone)
+            found.append((start, start + len(lone)))  # a message that is only a made-up token
+        return sorted(found)
+
+    def contains(self, text: str) -> bool:
+        return bool(self.spans(text))
+
+    def redact(self, text: str) -> str:
+        """The text with every secret replaced, so it can be queued and logged safely."""
+        out, last = [], 0
+        for start, end in self.spans(text):
+            if start < last:
+                continue
+            out += [text[last:start], REDACTED]
+            last = end
+        return "".join([*out, text[last:]])
 
 
 @functools.lru_cache(maxsize=16)
-def secret_matcher(extra: tuple[str, ...] = ()) -> re.Pattern[str]:
-    return re.compile("|".join(f"(?:{p})" for p in (*_BUILTIN, *extra)))
+def secret_matcher(extra: tuple[str, ...] = ()) -> SecretScanner:
+    return SecretScanner(shipped_kinds(), extra)
 
 
-def contains_secret(text: str, matcher: re.Pattern[str]) -> bool:
-    return matcher.search(text) is not None
+def contains_secret(text: str, matcher: SecretScanner) -> bool:
+    return matcher.contains(text)
 
 
-REDACTED = "[redacted]"
+def redact(text: str, matcher: SecretScanner) -> str:
+    return matcher.redact(text)
 
 
-def redact(text: str, matcher: re.Pattern[str]) -> str:
-    """The text with every secret replaced, so it can be queued and logged safely."""
-    return matcher.sub(REDACTED, text)
+def _luhn(value: str) -> bool:
+    digits = [int(c) for c in value if c.isdigit()]
+    if not 13 <= len(digits) <= 19:
+        return False
+    total = 0
+    for n, digit in enumerate(reversed(digits)):
+        doubled = digit * 2 if n % 2 else digit
+        total += doubled - 9 if doubled > 9 else doubled
+    return total % 10 == 0
+
+
+def _named_value(match: str) -> str:
+    """The value in "DB_PASS=hunter2", "password is hunter2", "token: 'abc'"."""
+    value = re.split(r"\s*(?:=|:=|:|\bis\b)\s*", match, maxsplit=1)[-1]
+    return value.strip("\"' ").rstrip(".,;:!?)")
+
+
+def _secretish(value: str) -> bool:
+    """A value that looks made, not said: long enough and not a plain word ("expired", "required")."""
+    if len(value) < 6 or value.lower() in ("none", "null", "changeme", "required", "missing", "invalid"):
+        return False
+    mixed = (
+        any(c.isdigit() for c in value) + any(c.isupper() for c in value) + any(c.islower() for c in value)
+    )
+    symbols = any(not c.isalnum() for c in value)
+    return mixed >= 2 or symbols or _entropy(value) >= 3.5
+
+
+def _lone_token(text: str) -> bool:
+    """A whole message that is one made-up string ("fqmG0fn#H1LzlQ"): a password pasted alone."""
+    if len(text) < 10 or any(c.isspace() for c in text) or "/" in text or "." in text:
+        return False
+    classes = (
+        any(c.isdigit() for c in text)
+        + any(c.isupper() for c in text)
+        + any(c.islower() for c in text)
+        + any(not c.isalnum() for c in text)
+    )
+    return classes >= 3 and _entropy(text) >= 3.3
+
+
+def _random_run(run: str) -> bool:
+    """A long run of letters and digits that reads like key material: both cases, digits, and the
+    spread of a random string. Hex (git hashes, digests, UUIDs) and plain words are not."""
+    body = run.rstrip("=")
+    if _HEX.match(body) or body.isdigit():
+        return False
+    if not (
+        any(c.isdigit() for c in body) and any(c.isupper() for c in body) and any(c.islower() for c in body)
+    ):
+        return False
+    return _entropy(body) >= 4.3
+
+
+def _entropy(value: str) -> float:
+    counts = Counter(value)
+    return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())

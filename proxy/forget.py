@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Protocol
 
 from extractors.vocabulary import Vocabulary, slots_in
 from proxy.errors import StoreError
 from proxy.memory.embeddings import EmbeddingService
+from proxy.memory.erasure import DiskErasure, DiskState
 from proxy.memory.model import Memory, utcnow
 from proxy.memory.ranking import STOPWORDS
 from proxy.memory.store import ListQuery, MemoryStore
@@ -33,12 +34,19 @@ MIN_FRAGMENT_CHARS = 6  # shorter quotes would purge unrelated exchanges
 
 @dataclass(frozen=True, slots=True)
 class DeletionReceipt:
-    """What a deletion removed, for the caller to keep: ids only, never the deleted text."""
+    """What a deletion removed, for the caller to keep: ids only, never the deleted text.
+
+    ``disk``: whether the store's files no longer hold the text (``done``, at ``disk_erased_at``),
+    still do until a rewrite finishes (``pending``), or are not Mnemo's to rewrite (``not_managed``).
+    """
 
     ids: list[str]
     jobs_purged: int
     cached_queries_dropped: int
     at: datetime
+    ticket: int = 0  # the store rewrite that takes it off the disk
+    disk: DiskState = "pending"
+    disk_erased_at: datetime | None = None
 
     def plus(self, other: DeletionReceipt) -> DeletionReceipt:
         return DeletionReceipt(
@@ -46,6 +54,7 @@ class DeletionReceipt:
             jobs_purged=self.jobs_purged + other.jobs_purged,
             cached_queries_dropped=self.cached_queries_dropped + other.cached_queries_dropped,
             at=other.at,
+            ticket=max(self.ticket, other.ticket),
         )
 
     def to_json(self, max_ids: int | None = None) -> dict[str, Any]:
@@ -59,6 +68,8 @@ class DeletionReceipt:
             "jobs_purged": self.jobs_purged,
             "cached_queries_dropped": self.cached_queries_dropped,
             "deleted_at": self.at.isoformat(),
+            "disk": self.disk if self.ids else "done",
+            "disk_erased_at": self.disk_erased_at.isoformat() if self.disk_erased_at else None,
         }
 
 
@@ -68,10 +79,17 @@ class Eraser:
     (all in ``MemoryStore.delete``), extraction jobs still holding its words, and this process's
     cache of query vectors."""
 
-    def __init__(self, store: MemoryStore, queue: JobPurger, embeddings: EmbeddingService) -> None:
+    def __init__(
+        self,
+        store: MemoryStore,
+        queue: JobPurger,
+        embeddings: EmbeddingService,
+        disk: DiskErasure | None = None,
+    ) -> None:
         self.store = store
         self._queue = queue
         self._embeddings = embeddings
+        self._disk = disk
 
     async def erase(self, memories: list[Memory], actor: str, reason: str) -> DeletionReceipt:
         deleted: list[str] = []
@@ -86,7 +104,19 @@ class Eraser:
             fragments += [t for t in (current.text, current.source.span) if len(t) >= MIN_FRAGMENT_CHARS]
         purged = await self._queue.purge(fragments) if fragments else 0
         dropped = self._embeddings.forget(fragments) if fragments else 0
-        return DeletionReceipt(ids=deleted, jobs_purged=purged, cached_queries_dropped=dropped, at=utcnow())
+        ticket = self._disk.request() if deleted and self._disk is not None else 0
+        return DeletionReceipt(
+            ids=deleted, jobs_purged=purged, cached_queries_dropped=dropped, at=utcnow(), ticket=ticket
+        )
+
+    async def settle(self, receipt: DeletionReceipt, wait_s: float) -> DeletionReceipt:
+        """The receipt once the store's files are rewritten without the deleted text, or after
+        ``wait_s`` with the erasure still pending (``/readyz`` then counts it)."""
+        if not receipt.ids or self._disk is None:
+            state: DiskState = "done" if not receipt.ids else "not_managed"
+            return replace(receipt, disk=state)
+        state, at = await self._disk.wait(receipt.ticket, wait_s)
+        return replace(receipt, disk=state, disk_erased_at=at)
 
 
 @dataclass(frozen=True, slots=True)

@@ -45,6 +45,11 @@ log = logging.getLogger("mnemo.jobs")
 
 STREAM = "mnemo:jobs"
 DEAD_LETTERS = "mnemo:jobs:dead"
+# A job's payload (its message text) lives in a key of its own; the stream carries only its name.
+# A stream keeps the bytes of a deleted entry until its whole node goes, so text put in the stream
+# itself would survive a deletion in memory and in every rewrite of the append-only file.
+PAYLOAD_PREFIX = "mnemo:job:"
+DEAD_LETTER_TTL_S = 30 * 24 * 3600
 GROUP = "mnemo-workers"
 MAX_ATTEMPTS = 5
 RECLAIM_IDLE_MS = 30_000
@@ -123,17 +128,22 @@ class JobQueue:
         )
         self._block_ms = block_ms
         self.consumer = f"{socket.gethostname()}-{os.getpid()}"
+        self._refs: dict[str, str] = {}  # stream entry -> its payload key, for the jobs taken
 
     async def close(self) -> None:
         await self._client.aclose()
         await self._reader.aclose()
 
     async def enqueue(self, job: ExtractionJob) -> str:
+        ref = f"{PAYLOAD_PREFIX}{new_id()}"
         try:
-            entry_id = await self._client.xadd(STREAM, {"job": job.to_json()})
+            async with self._client.pipeline(transaction=True) as pipe:
+                pipe.set(ref, job.to_json())
+                pipe.xadd(STREAM, {"ref": ref})
+                _, entry_id = await pipe.execute()
         except (RedisError, OSError) as exc:
             raise StoreUnavailable(f"could not queue the extraction job: {exc}") from exc
-        return entry_id.decode() if isinstance(entry_id, bytes) else str(entry_id)
+        return _text(entry_id)
 
     async def ensure_group(self) -> None:
         try:
@@ -151,7 +161,7 @@ class JobQueue:
             claimed = await self._reader.xautoclaim(
                 STREAM, GROUP, self.consumer, min_idle_time=RECLAIM_IDLE_MS, count=count
             )
-            entries = [(_text(i), f[b"job"]) for i, f in claimed[1] if f and b"job" in f]
+            entries = await self._payloads([(_text(i), f) for i, f in claimed[1] if f])
             if entries:
                 return entries
         return await self._read(">", count, block=True)
@@ -160,19 +170,35 @@ class JobQueue:
         reply: Any = await self._reader.xreadgroup(
             GROUP, self.consumer, {STREAM: start}, count=count, block=self._block_ms if block else None
         )
+        return await self._payloads([(_text(i), f) for _stream, items in reply or [] for i, f in items if f])
+
+    async def _payloads(self, items: list[tuple[str, dict[bytes, bytes]]]) -> list[tuple[str, bytes]]:
+        """The jobs of stream entries: their payload keys read; an entry whose payload was purged
+        (a deletion took it) is finished here."""
         entries: list[tuple[str, bytes]] = []
-        for _stream, items in reply or []:
-            for entry_id, fields in items:
-                if fields and b"job" in fields:
-                    entries.append((_text(entry_id), fields[b"job"]))
+        gone: list[str] = []
+        refs = [(i, _text(f[b"ref"])) for i, f in items if b"ref" in f]
+        values = await self._reader.mget([ref for _, ref in refs]) if refs else []
+        for (entry_id, ref), value in zip(refs, values, strict=True):
+            self._refs[entry_id] = ref
+            if value is None:
+                gone.append(entry_id)
+            else:
+                entries.append((entry_id, value if isinstance(value, bytes) else str(value).encode()))
+        entries += [(i, f[b"job"]) for i, f in items if b"job" in f]  # queued by an older version
+        if gone:
+            await self.done(gone)
         return entries
 
-    async def done(self, entry_ids: list[str]) -> None:
-        # Acknowledge and delete: the queue holds message text, which must not outlive its use.
+    async def done(self, entry_ids: list[str], keep_payload: bool = False) -> None:
+        # Acknowledge and delete, payload too: the queue holds message text, which must not outlive its use.
         if entry_ids:
+            refs = [self._refs.pop(i) for i in entry_ids if i in self._refs]
             async with self._reader.pipeline(transaction=True) as pipe:
                 pipe.xack(STREAM, GROUP, *entry_ids)
                 pipe.xdel(STREAM, *entry_ids)
+                if refs and not keep_payload:
+                    pipe.delete(*refs)
                 await pipe.execute()
 
     async def lengths(self) -> tuple[int, int]:
@@ -197,15 +223,22 @@ class JobQueue:
         try:
             for stream in (STREAM, DEAD_LETTERS):
                 doomed: list[str] = []
+                doomed_refs: list[str] = []
                 start = "-"
                 while True:
                     entries: Any = await self._client.xrange(stream, min=start, count=500)
-                    for entry_id, fields in entries or []:
-                        payload = _text((fields or {}).get(b"job", b"")).casefold()
+                    refs = [_text(f.get(b"ref", b"")) for _, f in entries or []]
+                    held = await self._client.mget([r for r in refs if r]) if any(refs) else []
+                    payloads = iter(held)
+                    for (entry_id, fields), ref in zip(entries or [], refs, strict=True):
+                        raw = next(payloads) if ref else (fields or {}).get(b"job", b"")
+                        payload = _text(raw or b"").casefold()
                         # the JSON escapes non-ASCII; compare against the decoded turns too
                         turns = _job_text(payload)
                         if any(n in payload or n in turns for n in needles):
                             doomed.append(_text(entry_id))
+                            if ref:
+                                doomed_refs.append(ref)
                     if len(entries or []) < 500:
                         break
                     start = "(" + _text(entries[-1][0])
@@ -214,6 +247,8 @@ class JobQueue:
                         if stream == STREAM:
                             pipe.xack(STREAM, GROUP, *doomed)
                         pipe.xdel(stream, *doomed)
+                        if doomed_refs:
+                            pipe.delete(*doomed_refs)
                         await pipe.execute()
                 dropped += len(doomed)
         except (RedisError, OSError) as exc:
@@ -221,8 +256,14 @@ class JobQueue:
         return dropped
 
     async def bury(self, entry_id: str, payload: bytes, reason: str) -> None:
-        await self._reader.xadd(DEAD_LETTERS, {"job": payload, "reason": reason}, maxlen=10_000)
-        await self.done([entry_id])
+        """A job that failed too often: kept, by its payload key, in the dead letters for review."""
+        ref = self._refs.get(entry_id)
+        if ref is None:  # an entry of an older version carried its payload
+            ref = f"{PAYLOAD_PREFIX}{new_id()}"
+            await self._reader.set(ref, payload)
+        await self._reader.expire(ref, DEAD_LETTER_TTL_S)  # the text a dead letter keeps goes in time
+        await self._reader.xadd(DEAD_LETTERS, {"ref": ref, "reason": reason}, maxlen=10_000)
+        await self.done([entry_id], keep_payload=True)
 
 
 def _text(value: bytes | str) -> str:

@@ -20,6 +20,7 @@ from proxy.errors import StoreError, StoreUnavailable
 from proxy.forget import Eraser
 from proxy.jobs import ExtractionJob, JobQueue, Learner, run_worker
 from proxy.memory.embeddings import Embedder, EmbeddingService, build_embedder
+from proxy.memory.erasure import DiskErasure
 from proxy.memory.redis_store import RedisMemoryStore
 from proxy.metrics import Metrics
 from proxy.settings import RecallSettings, Settings
@@ -40,6 +41,7 @@ class Services:
     queue: JobQueue
     policies: PolicyHolder
     vocabulary: Vocabulary  # products and their slots, for reading "forget that we use yarn"
+    disk: DiskErasure | None = None  # rewrites the store's files after deletions
     metrics: Metrics = field(default_factory=Metrics)
     store_ready: bool = False
     _last_open_attempt: float = field(default=0.0)
@@ -61,7 +63,7 @@ class Services:
 
     @property
     def eraser(self) -> Eraser:
-        return Eraser(self.store, self.queue, self.embeddings)
+        return Eraser(self.store, self.queue, self.embeddings, self.disk)
 
     def upstream_deadline(self) -> float:
         """Event-loop time by which an upstream answer must be complete."""
@@ -147,6 +149,10 @@ async def services_lifespan(app: Litestar) -> AsyncIterator[None]:
         stack.push_async_callback(store.close)
         queue = JobQueue(settings.redis_url)
         stack.push_async_callback(queue.close)
+        disk = DiskErasure(settings.redis_url)
+        stack.push_async_callback(disk.close)
+        rewriter = asyncio.create_task(disk.run(), name="mnemo-disk-erasure")
+        stack.push_async_callback(_cancel, rewriter)
         services = Services(
             settings=settings,
             http=http,
@@ -155,6 +161,7 @@ async def services_lifespan(app: Litestar) -> AsyncIterator[None]:
             queue=queue,
             policies=PolicyHolder.from_file(settings.policy_file),
             vocabulary=load_vocabulary(),
+            disk=disk,
         )
         await services.ensure_store()  # a store that is down now is retried later; a model mismatch is fatal
         if models.extractor is not None:

@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from policies import fingerprint
-from policies.secrets import contains_secret
+from policies.secrets import SecretScanner, contains_secret
 from proxy.memory.embeddings import EmbeddingService, Vectors
 from proxy.memory.model import SCHEMA_VERSION, Evidence, Kind, Memory, Source, Status, slot_key, utcnow
 from proxy.memory.store import ListQuery, MemoryStore
@@ -172,7 +172,7 @@ def decode_line(line: bytes) -> dict[str, Any]:
     return record
 
 
-def parse_record(record: dict[str, Any], line_no: int, now: datetime, secrets: re.Pattern[str]) -> Memory:
+def parse_record(record: dict[str, Any], line_no: int, now: datetime, secrets: SecretScanner) -> Memory:
     """One export line (decoded) as a record, or ``Rejected`` with the reason. Pure: nothing is
     read or written."""
     unknown = set(record) - _FIELDS
@@ -309,7 +309,7 @@ class Importer:
         store: MemoryStore,
         embeddings: EmbeddingService,
         principal: Principal,
-        secrets: re.Pattern[str],
+        secrets: SecretScanner,
         dry_run: bool = False,
         now: Callable[[], datetime] = utcnow,
         keep_ids: bool = True,

@@ -74,6 +74,8 @@ class Settings:
     upstream_read_timeout_s: float = 300.0  # between two chunks of the body
     upstream_total_timeout_s: float = 1800.0
     store_timeout_s: float = 0.5
+    # how long a deletion through the API waits for the store's files to be rewritten without it
+    erasure_wait_s: float = 10.0
     max_body_bytes: int = 32 * 1024 * 1024
     recall: RecallSettings = field(default_factory=RecallSettings)
     log_level: str = "info"

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
+import redis
+
+from proxy.jobs import STREAM
 from proxy.memory.model import Evidence, Kind, Memory, Source, new_id
 from proxy.recall import BLOCK_CLOSE, BLOCK_OPEN
 from proxy.scope import Scope
@@ -39,3 +44,42 @@ def memory_record(scope: Scope, text: str, **fields: Any) -> Memory:
         observed_at=datetime.now(UTC),
     )
     return base.with_changes(**fields) if fields else base
+
+
+def wait_drained(redis_url: str, added_at_least: int, timeout_s: float = 60.0) -> None:
+    """Until the job stream has taken ``added_at_least`` jobs in all and every one is done."""
+    client = redis.Redis.from_url(redis_url)
+    try:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            info: Any = client.xinfo_stream(STREAM)
+            added = int(info.get("entries-added", info.get(b"entries-added", 0)))
+            if added >= added_at_least and int(client.xlen(STREAM)) == 0:
+                return
+            time.sleep(0.05)
+    finally:
+        client.close()
+    raise AssertionError("the extraction queue did not drain in time")
+
+
+def jobs_added(redis_url: str) -> int:
+    client = redis.Redis.from_url(redis_url)
+    try:
+        if not client.exists(STREAM):
+            return 0
+        info: Any = client.xinfo_stream(STREAM)
+        return int(info.get("entries-added", info.get(b"entries-added", 0)))
+    finally:
+        client.close()
+
+
+def files_holding(directory: Path, needles: list[str]) -> dict[str, list[str]]:
+    """Which of ``needles`` each file under ``directory`` holds (bytes as written, any encoding)."""
+    found: dict[str, list[str]] = {}
+    for path in directory.rglob("*"):
+        if path.is_file():
+            data = path.read_bytes()
+            held = [n for n in needles if n.encode() in data]
+            if held:
+                found[str(path.relative_to(directory))] = held
+    return found

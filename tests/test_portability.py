@@ -94,7 +94,8 @@ def test_deleted_memory_leaves_no_trace_and_a_queued_job_cannot_bring_it_back(
     # a proxy without a worker: the same sentence said again waits in the job queue
     quiet = serve(own_store, upstream, tmp_path / "b", run_worker=False)
     assert chat(quiet, said, "zoo").status_code == 200
-    assert "mnemo:jobs" in raw_store_holds(own_store.url, "quokkadb")
+    # the job's text waits in a payload key of its own (the stream holds only its name)
+    assert any(key.startswith("mnemo:job:") for key in raw_store_holds(own_store.url, "quokkadb"))
 
     receipt = httpx.delete(f"{quiet.url}/mnemo/v1/memories/{memory['id']}").json()
     assert receipt["deleted"] == 1 and receipt["jobs_purged"] == 1
@@ -109,9 +110,11 @@ def test_deleted_memory_leaves_no_trace_and_a_queued_job_cannot_bring_it_back(
     assert "quokkadb" not in (injected_block(upstream.chat_requests()[-1]) or "")
     quiet.stop()
 
-    # a worker starting now finds nothing to learn it from again
+    # a worker starting now finds nothing to learn it from again: the queue it reads is empty
     worker = serve(own_store, upstream, tmp_path / "c")
-    time.sleep(2.0)
+    client = redis.Redis.from_url(own_store.url)
+    assert client.xlen("mnemo:jobs") == 0 and not list(client.scan_iter(match="mnemo:job:*"))
+    assert httpx.get(f"{worker.url}/readyz").json()["ready"]
     assert worker.memories(project="zoo") == []
     assert raw_store_holds(own_store.url, "quokkadb") == []
     worker.stop()

@@ -67,17 +67,20 @@ def _free_port(host: str) -> int:
         return int(sock.getsockname()[1])
 
 
-def _die_with_parent_hook() -> Callable[[], None] | None:
-    """A pre-exec hook that makes the kernel SIGTERM the child when its parent dies, even by SIGKILL,
-    so no orphan server outlives `mnemo serve`. libc is loaded here, in the parent: loading
-    it in the forked child could deadlock."""
+def _child_hook() -> Callable[[], None]:
+    """A pre-exec hook: the server's files are its user's alone (umask 077: the append-only files
+    hold memory text), and the kernel SIGTERMs the child when its parent dies, even by SIGKILL, so no
+    orphan server outlives `mnemo serve`. libc is loaded here, in the parent: loading it in the
+    forked child could deadlock."""
     try:
         prctl = ctypes.CDLL("libc.so.6", use_errno=True).prctl
     except (OSError, AttributeError):
-        return None
+        prctl = None
 
     def hook() -> None:
-        prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+        os.umask(0o077)
+        if prctl is not None:
+            prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
     return hook
 
@@ -128,6 +131,9 @@ class EmbeddedStore:
         try:
             self.data_dir.mkdir(parents=True, exist_ok=True)
             os.chmod(self.data_dir, 0o700)
+            for path in self.data_dir.rglob("*"):  # files an older version left readable by others
+                if not path.is_symlink():
+                    os.chmod(path, 0o700 if path.is_dir() else 0o600)
         except OSError as exc:
             raise EmbeddedStoreError(f"cannot use data dir {self.data_dir}: {exc.strerror}") from exc
         return binary, module
@@ -205,7 +211,7 @@ class EmbeddedStore:
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
                 start_new_session=True,  # Ctrl-C reaches mnemo, which then stops the store in order
-                preexec_fn=_die_with_parent_hook(),
+                preexec_fn=_child_hook(),
             )
         except OSError as exc:
             raise EmbeddedStoreError(f"cannot run {binary}: {exc.strerror}") from exc
@@ -270,7 +276,9 @@ class EmbeddedStore:
 
     def _write_state(self, address: StoreAddress) -> None:
         state = {"pid": self.pid, "host": address.host, "port": address.port}
-        (self.data_dir / _STATE_FILE).write_text(json.dumps(state))
+        fd = os.open(self.data_dir / _STATE_FILE, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(json.dumps(state))
 
     def _stop_leftover(self) -> None:
         """Stop a server of this data dir whose owner died without stopping it."""

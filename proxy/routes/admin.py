@@ -329,6 +329,7 @@ async def delete_memory(
     principal = authenticate(request.headers, services.policy)
     memory = await _readable_memory(services, principal, memory_id, changing=True)
     receipt = await services.eraser.erase([memory], principal.name, "deleted through the management API")
+    receipt = await services.eraser.settle(receipt, services.settings.erasure_wait_s)
     return {**receipt.to_json(), "id": memory_id}
 
 
@@ -388,6 +389,7 @@ async def _erase_matching(
         total = total.plus(receipt)
         if not receipt.ids:  # nothing could be deleted (raced away): do not spin
             break
+    total = await services.eraser.settle(total, services.settings.erasure_wait_s)
     return total.to_json(max_ids=RECEIPT_IDS_LISTED)
 
 

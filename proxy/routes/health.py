@@ -23,6 +23,10 @@ async def readyz(services: NamedDependency[Services]) -> Response[dict[str, Any]
         "policy": services.policy.label,
         "embedding_model": services.embeddings.model_id,
     }
+    if services.disk is not None:
+        # deletions whose text the store's files still hold, until their rewrite finishes
+        checks["pending_erasures"] = services.disk.pending
+        checks["disk_erasure"] = "managed" if services.disk.managed else "not managed (external store)"
     if services.policies.error:
         # the server keeps serving under the last good policy; say that an edit was refused
         checks["policy_refused"] = services.policies.error

@@ -17,6 +17,7 @@ from litestar.datastructures import State
 from litestar.response import Response, Stream
 
 from extractors import Turn
+from extractors.commands import without_forget_requests
 from policies import Policy
 from policies.secrets import redact, secret_matcher
 from proxy.auth import authenticate
@@ -181,7 +182,14 @@ def learning_turns(
         turns = [*turns, reply_turn]
         hashes[reply_turn.index] = hashlib.sha256(reply.encode()).hexdigest()
     matcher = secret_matcher(policy.secret_patterns)
-    return [replace(turn, text=redact(turn.text, matcher)) for turn in turns], hashes
+    # a forget command is never queued: the words it names would sit in the persisted queue
+    said = [
+        replace(t, text=without_forget_requests(t.text) if t.role != "assistant" else t.text) for t in turns
+    ]
+    kept = [replace(t, text=redact(t.text, matcher)) for t in said if t.text.strip()]
+    if not any(t.role in ("user", "assistant") for t in kept):
+        return [], {}
+    return kept, hashes
 
 
 def _str_or_none(value: object) -> str | None:
