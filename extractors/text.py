@@ -61,7 +61,9 @@ _DOCUMENT_START = re.compile(
     r"^\s*(?:attendees|participants|agenda|minutes|action\s+items|present|table\s+of\s+contents|abstract)\s*:",
     re.I,
 )
-_PROMPT = re.compile(r"^\s*(?:\$|#|>>>|PS [A-Z]:\\[^>]*>|[A-Z]:\\[^>]*>|[\w.-]+@[\w.-]+:[~/][^$#\n]*[$#])\s+\S")
+_PROMPT = re.compile(
+    r"^\s*(?:\$|#|>>>|PS [A-Z]:\\[^>]*>|[A-Z]:\\[^>]*>|[\w.-]+@[\w.-]+:[~/][^$#\n]*[$#])\s+\S"
+)
 # "name - 06/10/2024 8:14 PM", "alice  10:42 AM": the header of a message in a chat export
 _CHAT_STAMP = re.compile(
     r"^\s*[\w.@-]{2,32}(?:\s+[\w.@-]{2,32})?\s+(?:[-\u2014\u2013]\s+)?(?:\d{1,2}[/.]\d{1,2}[/.]\d{2,4}\s+)?"
@@ -228,7 +230,11 @@ def _without_referred_blocks(lines: list[str]) -> list[str]:
     if _REFERS.search(first) and len(blocks[0]) <= 3:
         return blocks[0]
     others = [line for block in blocks[:-1] for line in block]
-    if _REFERS.search(last) and len(blocks[-1]) <= 3 and (len(others) >= 4 or any(map(_document_line, others))):
+    if (
+        _REFERS.search(last)
+        and len(blocks[-1]) <= 3
+        and (len(others) >= 4 or any(map(_document_line, others)))
+    ):
         return blocks[-1]
     return lines
 

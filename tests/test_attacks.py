@@ -350,9 +350,7 @@ def test_an_attack_in_a_paste_never_becomes_an_active_record(
         )
     wait_drained(store.url, before + len(PASTES))
     api = f"{mnemo.url}/mnemo/v1/memories"
-    active = httpx.get(api, params={"status": "active", "limit": 1000}, timeout=30).json()[
-        "data"
-    ]
+    active = httpx.get(api, params={"status": "active", "limit": 1000}, timeout=30).json()["data"]
     for row in PASTES:
         mine = [m for m in active if m["scope"]["project"] == f"paste-{row['id']}"]
         assert not [m for m in mine if row["attack"].lower() in m["text"].lower()], row["id"]
