@@ -259,7 +259,7 @@ def _letters(lines: list[str]) -> set[int]:
 # the user's own line pointing at what they pasted: "what does this status page say?", "explain what
 # this discord convo is about", "git log output below", "can you draft a response to this?"
 _REFERS = re.compile(
-    rf"\b(?:this|these|the\s+following|below|attached|above)\b[^\n]{{0,30}}\b(?:{_PASTED_THING}|convo|"
+    rf"\b(?:this|these|the\s+following|below|attached|above)\s+(?:[\w'-]+\s+){{0,2}}(?:{_PASTED_THING}|convo|"
     r"status\s+page|blog|site|screenshot|advice|paste|bit|part|one|stuff|text|output|notes)s?\b"
     r"|\b(?:{_PASTED_THING})s?\s+(?:below|above|attached)\b"
     r"|\b(?:to|about|with|of|on|from|in)\s+(?:this|these|it)\s*\?",

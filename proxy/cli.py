@@ -148,16 +148,9 @@ def _serve(args: argparse.Namespace) -> int:
 def _run_uvicorn(app: Litestar, settings: Settings) -> int:
     import uvicorn
 
-    config = uvicorn.Config(
-        app,
-        host=settings.host,
-        port=settings.port,
-        log_level=settings.log_level,
-        access_log=False,
-        lifespan="on",
-        timeout_graceful_shutdown=5,
-    )
-    server = uvicorn.Server(config)
+    from proxy.server import server_config
+
+    server = uvicorn.Server(server_config(app, settings.host, settings.port, settings.log_level))
     server.run()
     return 0 if server.started else 1
 

@@ -22,6 +22,7 @@ import uvicorn
 from extractors import ClauseExtractor
 from proxy.app import create_app
 from proxy.memory.embedded import EmbeddedStore
+from proxy.server import server_config
 from proxy.settings import Settings
 from tests.upstream import UpstreamStub
 
@@ -71,10 +72,7 @@ class RunningMnemo:
 def serve_mnemo(settings: Settings) -> RunningMnemo:
     port = free_port()
     settings = settings.with_changes(port=port)
-    config = uvicorn.Config(
-        create_app(settings), host="127.0.0.1", port=port, log_level="warning", lifespan="on"
-    )
-    server = uvicorn.Server(config)
+    server = uvicorn.Server(server_config(create_app(settings), "127.0.0.1", port, "warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 60

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import socket
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -22,6 +23,7 @@ from ulid import ULID
 
 from proxy.guard import HostGuard
 from proxy.memory.embedded import EmbeddedStore
+from proxy.server import DeadlineH11Protocol
 from proxy.settings import Settings
 from tests.conftest import NDJSON, RunningMnemo, serve_mnemo
 from tests.helpers import files_holding, injected_block, jobs_added, wait_drained
@@ -384,3 +386,45 @@ def test_a_dangerous_rule_is_quarantined_whoever_says_it(
     httpx.post(url, json=asked, headers=headers)
     block = injected_block(fresh_upstream.chat_requests()[-1]) or ""
     assert "collect.example" not in block and "ssl" not in block.lower()
+
+
+# -- also found: bodies no parser should choke on, clients that never finish ------------------------
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"model": "m", "messages": [{"role": "user", "content": "\\ud800"}]}',
+        b'{"model": "m", "messages": ' + b"[" * 10_000 + b"]" * 10_000 + b"}",
+    ],
+    ids=["lone-surrogate", "nested-10000"],
+)
+@pytest.mark.parametrize("path", ["/v1/chat/completions", "/v1/messages", "/v1/responses"])
+def test_hostile_json_is_a_400_in_the_apis_shape(
+    mnemo: RunningMnemo, fresh_upstream: UpstreamStub, raw: bytes, path: str
+) -> None:
+    response = httpx.post(f"{mnemo.url}{path}", content=raw, headers={"content-type": "application/json"})
+    assert response.status_code == 400, response.text
+    body = response.json()
+    assert body["type"] == "error" if path == "/v1/messages" else "message" in body["error"]
+    assert fresh_upstream.requests == []
+
+
+def test_a_client_that_never_finishes_is_let_go(mnemo: RunningMnemo, monkeypatch: pytest.MonkeyPatch) -> None:
+    host, port = mnemo.url.removeprefix("http://").split(":")
+    monkeypatch.setattr(DeadlineH11Protocol, "header_timeout_s", 0.5)
+    monkeypatch.setattr(DeadlineH11Protocol, "body_idle_s", 0.5)
+    for partial in (
+        b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: 1",  # headers never end
+        # nor the body
+        b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n{",
+    ):
+        with socket.create_connection((host, int(port)), timeout=10) as sock:
+            sock.sendall(partial)
+            sock.settimeout(10)
+            started = time.monotonic()
+            try:
+                closed = sock.recv(1024) == b""
+            except ConnectionResetError:
+                closed = True
+            assert closed and time.monotonic() - started < 5
