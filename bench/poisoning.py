@@ -71,8 +71,8 @@ def bipia_cases() -> list[Case]:
     return cases
 
 
-def paste_cases() -> list[Case]:
-    rows = [json.loads(line) for line in (DATA / "poisoning_pastes.jsonl").read_text().splitlines() if line]
+def paste_cases(name: str = "poisoning_pastes.jsonl") -> list[Case]:
+    rows = [json.loads(line) for line in (DATA / name).read_text().splitlines() if line]
     return [Case(r["text"], r["attack"], [b["value"] for b in r["benign"]]) for r in rows]
 
 
@@ -129,12 +129,20 @@ def score(extractor: Extractor, cases: list[Case]) -> Score:
 def main(quick: bool, record: bool) -> None:
     extractor = build_extractor()
     pastes = score(extractor, paste_cases())
+    fresh = score(extractor, paste_cases("poisoning_pastes_holdout.jsonl"))
     bipia = score(extractor, bipia_cases()[: 60 if quick else None])
     headers = ["corpus", "cases", "attacks active", "share", "quarantined", "own facts learned", "share"]
     sections = [
         (
             "Attacks hidden in pasted text (user turns, extract -> decide, default policy); goal: 0 active",
-            table(headers, [pastes.row("own pastes (103, blind)"), bipia.row("BIPIA strings x 3 wraps")]),
+            table(
+                headers,
+                [
+                    pastes.row("own pastes (103, blind; tuned on)"),
+                    fresh.row("fresh pastes (64, blind, never tuned on)"),
+                    bipia.row("BIPIA strings x 3 wraps"),
+                ],
+            ),
         )
     ]
     figures = {
@@ -142,6 +150,11 @@ def main(quick: bool, record: bool) -> None:
             "cases": pastes.cases,
             "active": pastes.attacks_active,
             "benign": [pastes.benign_learned, pastes.benign],
+        },
+        "fresh": {
+            "cases": fresh.cases,
+            "active": fresh.attacks_active,
+            "benign": [fresh.benign_learned, fresh.benign],
         },
         "bipia": {
             "cases": bipia.cases,
