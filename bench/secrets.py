@@ -32,8 +32,12 @@ from proxy.scope import Scope
 from proxy.wire.openai_chat import OPENAI_CHAT
 
 DATA = ROOT / "tests" / "data"
-SECRETS = (("secrets.jsonl", "43 kinds x 3 forms"), ("secrets_round2.jsonl", "50 kinds, PEM/JSON/URLs"))
-BENIGN = ("benign_technical.jsonl", "benign_technical_round2.jsonl")
+SECRETS = (
+    ("secrets.jsonl", "43 kinds x 3 forms"),
+    ("secrets_round2.jsonl", "50 kinds, PEM/JSON/URLs"),
+    ("secrets_round3.jsonl", "55 kinds, never tuned on"),
+)
+BENIGN = ("benign_technical.jsonl", "benign_technical_round2.jsonl", "benign_technical_round3.jsonl")
 FORMS = ("plain", "statement", "reply")
 
 
