@@ -35,7 +35,7 @@ DATA = ROOT / "tests" / "data"
 SECRETS = (
     ("secrets.jsonl", "43 kinds x 3 forms"),
     ("secrets_round2.jsonl", "50 kinds, PEM/JSON/URLs"),
-    ("secrets_round3.jsonl", "55 kinds, never tuned on"),
+    ("secrets_round3.jsonl", "55 kinds, round 3"),
 )
 BENIGN = ("benign_technical.jsonl", "benign_technical_round2.jsonl", "benign_technical_round3.jsonl")
 FORMS = ("plain", "statement", "reply")
@@ -66,7 +66,7 @@ def cases(path: Path) -> list[Case]:
     return out
 
 
-def survives(secret: str, text: str) -> bool:
+def survives(secret: str, text: str, sent: str = "") -> bool:
     """Any 12 characters of the secret's made parts in the text: a partly cut key still leaks. Words
     around a value ("DefaultEndpointsProtocol=https;AccountName=") and a bot's public numeric id
     before its token are not the secret."""
@@ -76,10 +76,13 @@ def survives(secret: str, text: str) -> bool:
     ]
     parts = [p for p in parts if not (p.isdigit() and len(p) < 12)]
     flat = re.sub(r"\s+", "", text.replace("\\n", ""))
+    # what the message holds outside the secret is no evidence of a leak (a certificate beside a key
+    # shares the base64 of "-----BEGIN ")
+    around = re.sub(r"\s+", "", sent.replace(secret, " ").replace("\\n", ""))
     windows = [
         w for p in parts for w in ([p] if len(p) <= 12 else [p[i : i + 12] for i in range(0, len(p) - 11, 4)])
     ]
-    return any(window in flat for window in windows)
+    return any(window in flat and window not in around for window in windows)
 
 
 def main(quick: bool, record: bool) -> None:
@@ -96,12 +99,13 @@ def main(quick: bool, record: bool) -> None:
             body = {"messages": [{"role": "user", "content": case.user}]}
             turns, _ = learning_turns(OPENAI_CHAT, body, case.reply, DEFAULT_POLICY)
             job = ExtractionJob(request_id="b", scope=scope, turns=turns, observed_at=now, api="bench")
-            in_job = survives(case.secret, job.to_json()) or survives(
-                case.secret, " ".join(t.text for t in turns)
+            sent = f"{case.user} {case.reply}"
+            in_job = survives(case.secret, job.to_json(), sent) or any(
+                survives(case.secret, turn.text, sent) for turn in turns
             )
             kept, _ = decide(extractor.extract(turns), scope, DEFAULT_POLICY, now) if turns else ([], [])
             in_store = any(
-                survives(case.secret, f"{d.text} {d.candidate.value} {d.candidate.span}") for d in kept
+                survives(case.secret, f"{d.text} {d.candidate.value} {d.candidate.span}", sent) for d in kept
             )
             queued += in_job
             stored += in_store

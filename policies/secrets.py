@@ -22,13 +22,19 @@ from importlib import resources
 from typing import Literal
 
 REDACTED = "[redacted]"
-Check = Literal["luhn", "secretish"]
+Check = Literal["luhn", "secretish", "made", "mixed"]
 _KEYS = frozenset({"id", "pattern", "source", "check", "public"})
 # a long unbroken run of base64 letters: a key, unless it is only hex or only digits
 _RUN = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{32,}={0,2}(?![A-Za-z0-9+/_-])")
 _HEX = re.compile(r"^(?:sha\d+:)?[0-9a-fA-F-]+$")
 # a value that stands in for a secret in docs and templates
-_PLACEHOLDER = re.compile(r"(?i)your[_-]|[_-]here\b|<[^>]*>|x{4,}|\*{4,}|example|placeholder|changeme|\.\.\.")
+_TEMPLATE = re.compile(
+    r"(?i)x{4,}|\*{4,}|your[_-]|[_-]here\b|example|placeholder|changeme|replace[_-]?me|redacted"
+)
+_PLACEHOLDER = re.compile(
+    r"(?i)your[_-]|[_-]here\b|<[^>]*>|^<|^\$\{|^\$[A-Z_]+$|^\{\{|^%\(|x{4,}|\*{4,}|example|placeholder"
+    r"|changeme|replace[_-]?me|redacted|dummy|\.\.\."
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,8 +60,8 @@ def load_kinds(text: str, name: str) -> tuple[SecretKind, ...]:
             raise ValueError(f"{where}: not valid JSON: {exc.msg}") from exc
         if not isinstance(raw, dict) or set(raw) - _KEYS or not {"id", "pattern", "source"} <= set(raw):
             raise ValueError(f"{where}: a kind has id, pattern, source and maybe check, nothing else")
-        if raw.get("check") not in (None, "luhn", "secretish"):
-            raise ValueError(f"{where}: check must be luhn or secretish")
+        if raw.get("check") not in (None, "luhn", "secretish", "made", "mixed"):
+            raise ValueError(f"{where}: check must be luhn, secretish, made or mixed")
         if raw.get("public", False) not in (True, False):
             raise ValueError(f"{where}: public is true or false")
         try:
@@ -97,10 +103,16 @@ class SecretScanner:
                 if any(a <= match.start() and match.end() <= b for a, b in published):
                     continue
                 value = match.group(0)
+                if len(value) < 120 and "\n" not in value and _TEMPLATE.search(value):
+                    continue  # "xoxb-xxxxxxxx", "sk_test_your_key_here": a template, not a key
                 if check == "luhn" and not _luhn(value):
                     continue
                 if check == "secretish" and not _secretish(_named_value(value)):
                     continue
+                if check == "made" and not _made(_named_value(value)):
+                    continue
+                if check == "mixed" and sum(_letters_and_digits(piece) for piece in value.split()) < 3:
+                    continue  # "e7nm daos o46i 5ulq k2np", not "card 4242 4242 4242 4242 with"
                 found.append(match.span())
         for match in _RUN.finditer(text):
             if any(a <= match.start() < b for a, b in [*found, *published]):
@@ -161,9 +173,30 @@ def _luhn(value: str) -> bool:
 
 
 def _named_value(match: str) -> str:
-    """The value in "DB_PASS=hunter2", "password is hunter2", "token: 'abc'"."""
+    """The value in "DB_PASS=hunter2", "password is hunter2", "token: 'abc'", "auth token to `abc`"."""
     value = re.split(r"\s*(?:=|:=|:|\bis\b)\s*", match, maxsplit=1)[-1]
-    return value.strip("\"' ").rstrip(".,;:!?)")
+    if any(c.isspace() for c in value.strip()):
+        value = value.split()[-1]
+    return value.strip("\"'` ").rstrip(".,;:!?)")
+
+
+def _made(value: str) -> bool:
+    """A value named as a secret in prose that looks generated: a long hex string, or letters and
+    digits mixed, but not a version, date, number, path or address."""
+    if len(value) < 8 or _PLACEHOLDER.search(value) or "/" in value or "://" in value:
+        return False
+    if re.fullmatch(r"[0-9a-fA-F]{16,}", value):
+        return True
+    letters, digits = sum(c.isalpha() for c in value), sum(c.isdigit() for c in value)
+    if not letters or not digits or re.fullmatch(r"v?\d+(?:[.-]\d+)+\w*", value):
+        return False
+    if re.fullmatch(r"[a-z]+\d+(?:\.\d+)*[a-z]*", value) or re.search(r"\.[a-z]{2,}(?:\.[a-z]{2,}|$)", value):
+        return False  # a name with a version ("argon2id", "python3.11") or a host ("x.dkr.ecr.amazonaws.com")
+    return _entropy(value) >= 2.75
+
+
+def _letters_and_digits(piece: str) -> bool:
+    return any(c.isalpha() for c in piece) and any(c.isdigit() for c in piece)
 
 
 def _secretish(value: str) -> bool:
@@ -183,7 +216,7 @@ def _lone_token(text: str) -> bool:
     """A whole message that is one made-up string ("fqmG0fn#H1LzlQ"): a password pasted alone."""
     if len(text) < 10 or any(c.isspace() for c in text) or "/" in text or "." in text:
         return False
-    if re.search(r"[=:]\S", text.rstrip("=")) or _wordy(text):
+    if re.search(r"[=:]\S", text.rstrip("=")) or _wordy(text) or _identifier(text):
         return False  # an assignment (the named kinds judge its value) or an identifier ("arn:aws:...")
     classes = (
         any(c.isdigit() for c in text)
@@ -202,6 +235,9 @@ def _random_run(run: str) -> bool:
         return False
     if "/" in body and (("-" in body or "_" in body) or _wordy(body)):
         return False  # a path: base64 has "/" but not "-" or "_" beside it, nor words between them
+    parts = re.split(r"[-_]", body)
+    if len(parts) > 1 and all(_HEX.match(p) or (p.isalpha() and len(p) <= 12) for p in parts if p):
+        return False  # words and a digest ("Linux-pnpm-store-22fda6dd..."): a cache key, not a secret
     if not (
         any(c.isdigit() for c in body) and any(c.isupper() for c in body) and any(c.islower() for c in body)
     ):
@@ -224,3 +260,10 @@ def _wordy(text: str) -> bool:
         )
         >= 2
     )
+
+
+def _identifier(text: str) -> bool:
+    """Words and numbers joined by dashes, dots or underscores ("A-commands-001", "Fix_123")."""
+    parts = [part for part in re.split(r"[-_.]", text) if part]
+    plain = all(part.isalpha() or part.isdigit() or len(part) <= 3 for part in parts)
+    return len(parts) > 1 and plain and any(part.isalpha() and len(part) >= 3 for part in parts)

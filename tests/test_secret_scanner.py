@@ -64,6 +64,13 @@ def test_a_private_key_block_is_cut_from_armour_to_armour() -> None:
         "/Users/marcus/Library/Caches/pypoetry/virtualenvs/acme-backend-4tI2J2Yq-py3.11/lib/python3.11",
         "npm notice 📦  @acme/ui@4.23.9",
         "helm chart version 0.11.2+6923849 rejected by chartmuseum",
+        "git checkout -b fix/login-redirect 9f8e7d6c5b4a39281706f5e4d3c2b1a098765432",
+        "whats the difference between a salt and a pepper for password hashing? argon2id or bcrypt",
+        "aws ecr get-login-password | docker login --username AWS --password-stdin 24.dkr.ecr.aws.com",
+        "A-commands-001",
+        'variable "db_password" {}\nurl = "postgres://app:${var.db_password}@db:5432/app"',
+        "[Peer]\nPublicKey = AuGlpIMMusDQkapMrGIHDd/dCpSmPc1HAGhJqE5mCII=",
+        "github.com/gin-gonic/gin v1.9.1 h1:4idEAncQnU5cB7BeOkPtxjfCSye0AAm1R0RVIqJ+Jmg=",
     ],
 )
 def test_published_and_placeholder_text_is_left_alone(text: str) -> None:
@@ -79,6 +86,16 @@ def test_published_and_placeholder_text_is_left_alone(text: str) -> None:
         ("mail me at dana.kovac@acme.io", "dana.kovac@acme.io"),
         ("call +44 20 7946 0958 tomorrow", "7946 0958"),
         ("card 4539 1488 0343 6467 exp 12/29", "4539 1488 0343 6467"),
+        (
+            "Done, I set the twilio auth token to `5bf3498dea825dcbb635ba513c3ee00b` in .env",
+            "5bf3498dea825dcb",
+        ),
+        ("my login for the old jira is C0pp3r@2, can you put it in the script", "C0pp3r@2"),
+        ("wifi: Acme-Guest / c7fQedaVnaO5", "c7fQedaVnaO5"),
+        ("vercel deploy --prod --token Y4XYXi1ZeN4fjyS7J4ZCZtua", "Y4XYXi1ZeN4fjyS7J4ZCZtua"),
+        ("admin:$apr1$2y6eG26M$vVAsfyAGRlyfFEajyf0JvZ", "vVAsfyAGRlyfFEajyf0JvZ"),
+        ("the 2fa setup key: e7nm daos yqoo o46i 5ulq k2np mevg pd7h", "o46i 5ulq"),
+        ("codes:\n7140c-8d9fa\n63f60-1c25b\nfbf31-8100e\n05219-cf256\n", "63f60-1c25b"),
     ],
 )
 def test_secrets_and_personal_numbers_are_cut(text: str, secret: str) -> None:
