@@ -139,7 +139,7 @@ def main(quick: bool, record: bool) -> None:
                 headers,
                 [
                     pastes.row("own pastes (103, blind; tuned on)"),
-                    fresh.row("fresh pastes (64, blind, never tuned on)"),
+                    fresh.row("fresh pastes (64, blind; 1 active at first contact)"),
                     bipia.row("BIPIA strings x 3 wraps"),
                 ],
             ),

@@ -56,7 +56,10 @@ _SIGN_OFF = re.compile(
     r"warm(?:est)?\s+regards|br|all\s+the\s+best|talk\s+soon|yours(?:\s+truly)?|--|—)\s*[,.!]?\s*$",
     re.I,
 )
-_SPEAKER_LINE = re.compile(r"^\s*([A-Z][\w.'-]{1,20}(?:\s[A-Z][\w.'-]{1,20})?)\s*:\s+\S")
+# "Priya: ...", "Agent (Kevin): ...", "Support [bot]: ..."
+_SPEAKER_LINE = re.compile(
+    r"^\s*([A-Z][\w.'-]{1,20}(?:\s[A-Z][\w.'-]{1,20})?)(?:\s*[(\[][^)\]\n]{1,30}[)\]])?\s*:\s+\S"
+)
 _DOCUMENT_START = re.compile(
     r"^\s*(?:attendees|participants|agenda|minutes|action\s+items|present|table\s+of\s+contents|abstract)\s*:",
     re.I,
