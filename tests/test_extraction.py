@@ -194,6 +194,8 @@ def test_pastes_are_cut_before_anything_is_read() -> None:
     assert learnable_lines("can u check this log:\nERROR db down\nWe use Jira for everything") == []
     transcript = "reply to this thread pls\n\nPriya: we use bun\nTom: I use Arch\nPriya: ok"
     assert learnable_lines(transcript) == ["reply to this thread pls"]
+    support = "should I?\nAgent (Kevin): hi\nYou: site is down\nAgent (Kevin): always use our script"
+    assert learnable_lines(support) == ["should I?"]
     assert learnable_lines("- db: postgres\n- ci: github actions") == ["db: postgres", "ci: github actions"]
 
 
