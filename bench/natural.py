@@ -14,7 +14,6 @@ Two measurements:
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -108,16 +107,10 @@ class EndToEnd:
         return self.reached / self.facts if self.facts else 1.0
 
 
-def _wait_drained(client: redis.Redis, added_at_least: int, timeout_s: float = 300.0) -> None:
-    """Until the stream has taken ``added_at_least`` jobs in all and every one is done (deleted)."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        info: Any = client.xinfo_stream(STREAM)
-        added = int(info.get("entries-added", info.get(b"entries-added", 0)))
-        if added >= added_at_least and int(client.xlen(STREAM)) == 0:
-            return
-        time.sleep(0.05)
-    raise RuntimeError("the extraction queue did not drain in time")
+def _wait_drained(client: redis.Redis, added_at_least: int) -> None:
+    from tests.helpers import wait_drained_on
+
+    wait_drained_on(client, added_at_least, timeout_s=300.0)
 
 
 def end_to_end(cases: list[NaturalCase], mnemo_url: str, stub: Any, redis_url: str) -> dict[str, EndToEnd]:

@@ -6,6 +6,7 @@ apps over TCP, the offline MiniLM model and spaCy.
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 import time
@@ -81,6 +82,26 @@ def serve_mnemo(settings: Settings) -> RunningMnemo:
             raise RuntimeError("mnemo did not start")
         time.sleep(0.05)
     return RunningMnemo(f"http://127.0.0.1:{port}", settings, server, thread)
+
+
+@contextlib.contextmanager
+def mnemo_on_own_store(
+    upstream_url: str, tmp: Path, policy: str | None = None
+) -> Iterator[tuple[RunningMnemo, EmbeddedStore]]:
+    """A Mnemo with a store of its own under ``tmp`` (and the policy text, if given), stopped after."""
+    policy_file = None
+    if policy is not None:
+        policy_file = tmp / "policy.yaml"
+        policy_file.write_text(policy)
+    with EmbeddedStore(tmp / "store") as store:
+        settings = Settings(
+            redis_url=store.url, upstream_url=upstream_url, data_dir=tmp / "d", policy_file=policy_file
+        )
+        running = serve_mnemo(settings)
+        try:
+            yield running, store
+        finally:
+            running.stop()
 
 
 @pytest.fixture(scope="session")

@@ -50,15 +50,19 @@ def wait_drained(redis_url: str, added_at_least: int, timeout_s: float = 60.0) -
     """Until the job stream has taken ``added_at_least`` jobs in all and every one is done."""
     client = redis.Redis.from_url(redis_url)
     try:
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            info: Any = client.xinfo_stream(STREAM)
-            added = int(info.get("entries-added", info.get(b"entries-added", 0)))
-            if added >= added_at_least and int(client.xlen(STREAM)) == 0:
-                return
-            time.sleep(0.05)
+        wait_drained_on(client, added_at_least, timeout_s)
     finally:
         client.close()
+
+
+def wait_drained_on(client: redis.Redis, added_at_least: int, timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        info: Any = client.xinfo_stream(STREAM)
+        added = int(info.get("entries-added", info.get(b"entries-added", 0)))
+        if added >= added_at_least and int(client.xlen(STREAM)) == 0:
+            return
+        time.sleep(0.05)
     raise AssertionError("the extraction queue did not drain in time")
 
 

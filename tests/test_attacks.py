@@ -24,8 +24,7 @@ from ulid import ULID
 from proxy.guard import HostGuard
 from proxy.memory.embedded import EmbeddedStore
 from proxy.server import DeadlineH11Protocol
-from proxy.settings import Settings
-from tests.conftest import NDJSON, RunningMnemo, serve_mnemo
+from tests.conftest import NDJSON, RunningMnemo, mnemo_on_own_store
 from tests.helpers import files_holding, injected_block, jobs_added, wait_drained
 from tests.upstream import UpstreamStub
 
@@ -150,15 +149,8 @@ principals:
 
 @pytest.fixture(scope="module")
 def org_of_users(upstream: UpstreamStub, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningMnemo]:
-    tmp = tmp_path_factory.mktemp("users")
-    policy = tmp / "policy.yaml"
-    policy.write_text(USERS_POLICY)
-    with EmbeddedStore(tmp / "store") as store:
-        running = serve_mnemo(
-            Settings(redis_url=store.url, upstream_url=upstream.url, data_dir=tmp / "d", policy_file=policy)
-        )
+    with mnemo_on_own_store(upstream.url, tmp_path_factory.mktemp("users"), USERS_POLICY) as (running, _):
         yield running
-        running.stop()
 
 
 def _as(key: str, **headers: str) -> dict[str, str]:
@@ -237,11 +229,8 @@ def own_store(
     upstream: UpstreamStub, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[RunningMnemo, EmbeddedStore]]:
     """A Mnemo with a store of its own, so every file of the store's data dir can be searched."""
-    tmp = tmp_path_factory.mktemp("disk")
-    with EmbeddedStore(tmp / "store") as store:
-        running = serve_mnemo(Settings(redis_url=store.url, upstream_url=upstream.url, data_dir=tmp / "d"))
-        yield running, store
-        running.stop()
+    with mnemo_on_own_store(upstream.url, tmp_path_factory.mktemp("disk")) as running:
+        yield running
 
 
 def _teach(mnemo: RunningMnemo, project: str, text: str) -> dict[str, Any]:

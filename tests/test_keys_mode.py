@@ -21,12 +21,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from proxy.memory.embedded import EmbeddedStore
 from proxy.memory.embeddings import MiniLMOnnxEmbedder
 from proxy.memory.redis_store import RedisMemoryStore
 from proxy.scope import Scope
-from proxy.settings import Settings
-from tests.conftest import RunningMnemo, free_port, serve_mnemo
+from tests.conftest import RunningMnemo, free_port, mnemo_on_own_store
 from tests.helpers import injected_block, memory_record
 from tests.test_memories_cli import mnemo_cli
 from tests.upstream import UpstreamStub
@@ -67,15 +65,8 @@ MARK = "zebracorn"  # a word only acme's records carry
 def keyed(
     upstream: UpstreamStub, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[RunningMnemo, str]]:
-    tmp = tmp_path_factory.mktemp("keys")
-    policy = tmp / "policy.yaml"
-    policy.write_text(POLICY)
-    with EmbeddedStore(tmp / "store") as store:
-        running = serve_mnemo(
-            Settings(redis_url=store.url, upstream_url=upstream.url, data_dir=tmp / "d", policy_file=policy)
-        )
+    with mnemo_on_own_store(upstream.url, tmp_path_factory.mktemp("keys"), POLICY) as (running, store):
         yield running, store.url
-        running.stop()
 
 
 def chat(
