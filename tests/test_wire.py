@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from proxy.errors import BadRequest
 from proxy.memory.model import Evidence, Kind, Memory, Source
 from proxy.memory.store import ScoredMemory
 from proxy.recall import BLOCK_CLOSE, BLOCK_OPEN, apply_budget, render_block
 from proxy.scope import Scope
-from proxy.wire import openai_chat
+from proxy.wire import anthropic_messages, openai_chat, openai_responses
+from proxy.wire.api import StreamAssembler
 from proxy.wire.errors import error_body, stream_error_frame
 from proxy.wire.sse import SSEParser
-from tests.upstream import chat_chunks
+from tests.upstream import anthropic_events, chat_chunks, responses_events
 
 
 def test_sse_parser_handles_split_frames_and_crlf() -> None:
@@ -23,6 +28,60 @@ def test_sse_parser_handles_split_frames_and_crlf() -> None:
     assert parser.feed(b'event: ping\r\ndata: {"a"') == []
     events = parser.feed(b": 1}\r\n\r\ndata: [DONE]\n\n")
     assert [(e.event, e.data) for e in events] == [("ping", '{"a": 1}'), (None, "[DONE]")]
+
+
+def test_a_crlf_split_between_its_cr_and_lf_keeps_events_apart() -> None:
+    parser = SSEParser()
+    assert [e.data for e in parser.feed(b"data: one\r\n\r")] == ["one"]
+    assert [e.data for e in parser.feed(b"\ndata: two\r")] == []  # the LF was the CR's, not a line
+    assert [e.data for e in parser.feed(b"\n\r\n")] == ["two"]
+    lone_cr = SSEParser()  # a lone CR ends a line too
+    assert [e.data for e in lone_cr.feed(b"data: a\r\rdata: b\r\r")] == ["a", "b"]
+
+
+STREAM_TEXT = "Grüße aus 東京 🙂 and the rest of the reply"
+STREAMS: dict[str, tuple[Callable[[], StreamAssembler], list[bytes]]] = {
+    "openai.chat": (openai_chat.ChatStreamAssembler, chat_chunks(STREAM_TEXT)),
+    "anthropic.messages": (anthropic_messages.MessagesStreamAssembler, anthropic_events(STREAM_TEXT)),
+    "openai.responses": (openai_responses.ResponsesStreamAssembler, responses_events(STREAM_TEXT)),
+}
+NEWLINES = {"lf": b"\n", "crlf": b"\r\n", "cr": b"\r"}
+
+
+def _stream(api: str, newline: str) -> tuple[Callable[[], StreamAssembler], bytes]:
+    make, frames = STREAMS[api]
+    return make, b"".join(frames).replace(b"\n", NEWLINES[newline])
+
+
+@pytest.mark.parametrize("newline", NEWLINES)
+@pytest.mark.parametrize("api", STREAMS)
+def test_a_stream_cut_at_every_byte_gives_the_whole_reply(api: str, newline: str) -> None:
+    make, raw = _stream(api, newline)
+    whole = make()
+    whole.feed(raw)
+    assert whole.reply.split() == STREAM_TEXT.split() and whole.finished
+    for cut in range(len(raw) + 1):
+        assembler = make()
+        assembler.feed(raw[:cut])
+        assembler.feed(raw[cut:])
+        assert (assembler.reply, assembler.finished) == (whole.reply, True), f"cut at byte {cut}"
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    api=st.sampled_from(list(STREAMS)),
+    newline=st.sampled_from(list(NEWLINES)),
+    cuts=st.lists(st.integers(min_value=0, max_value=4000), max_size=40),
+)
+def test_a_stream_cut_anywhere_many_times_gives_the_whole_reply(
+    api: str, newline: str, cuts: list[int]
+) -> None:
+    make, raw = _stream(api, newline)
+    bounds = [0, *sorted(c % (len(raw) + 1) for c in cuts), len(raw)]
+    assembler = make()
+    for start, end in itertools.pairwise(bounds):
+        assembler.feed(raw[start:end])
+    assert assembler.reply.split() == STREAM_TEXT.split() and assembler.finished
 
 
 def test_assembler_rebuilds_text_from_any_chunking() -> None:
