@@ -11,7 +11,7 @@ import platformdirs
 
 from proxy.errors import ConfigError
 
-# Flag name -> environment variable (DESIGN.md §4 fixes these names).
+# Flag name -> environment variable (docs/design.md §4 fixes these names).
 ENV_VARS: dict[str, str] = {
     "host": "MNEMO_HOST",
     "port": "MNEMO_PORT",
