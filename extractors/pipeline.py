@@ -56,6 +56,7 @@ _PERSONAL_CUES = frozenset(
     {"i", "me", "my", "mine", "myself", "we", "our", "us", "he", "she", "call", "tz", "timezone"}
 )
 _BE_NORMS = frozenset({"am", "is", "are", "'m", "'re", "'s"})
+_CLOSED_CLASSES = frozenset({"ADP", "ADV", "AUX", "CCONJ", "SCONJ", "DET", "PRON", "PART", "INTJ"})
 
 
 @Language.factory("mnemo_chat_norms_v1")
@@ -71,6 +72,34 @@ def _chat_norms(nlp: Language, name: str) -> Any:
         return doc
 
     return fix
+
+
+class _CoinedWords:
+    """A word the model never saw ("zqhzsjdeploy", "tuistctl") cannot be a preposition or an adverb:
+    those classes are closed, and the tagger guesses them for unknown words now and then. Such a
+    word is read as a name, which is what a coined word in a chat about tools almost always is."""
+
+    def __init__(self) -> None:
+        self.known_words: frozenset[str] = frozenset()  # set once the model's words are known
+
+    def __call__(self, doc: Any) -> Any:
+        if not self.known_words:
+            return doc
+        for token in doc:
+            if (
+                token.pos_ in _CLOSED_CLASSES
+                and token.is_alpha
+                and len(token) > 3
+                and token.lower_ not in self.known_words
+            ):
+                token.pos_ = "PROPN"
+                token.tag_ = "NNP"
+        return doc
+
+
+@Language.factory("mnemo_coined_words_v1")
+def _coined_words(nlp: Language, name: str) -> _CoinedWords:
+    return _CoinedWords()
 
 
 @Language.factory("mnemo_chat_sentences_v1")
@@ -135,6 +164,8 @@ class ClauseExtractor:
             tokenizer.add_special_case(text, pieces)
         nlp.add_pipe("mnemo_chat_sentences_v1", before="parser")
         nlp.add_pipe("mnemo_chat_norms_v1")
+        coined: Any = nlp.add_pipe("mnemo_coined_words_v1")
+        coined.known_words = self.known_words
         tech: Any = nlp.add_pipe("mnemo_tech_v1")
         tech.known_words = self.known_words
         self.nlp = nlp
