@@ -35,7 +35,7 @@ from policies import (
     subject_label,
     write_scope,
 )
-from proxy.errors import MnemoError, StoreUnavailable
+from proxy.errors import EmbeddingError, MnemoError, StoreUnavailable
 from proxy.memory.embeddings import EmbeddingService, Vectors
 from proxy.memory.model import Evidence, Kind, Memory, Source, Status, new_id, slot_key, utcnow
 from proxy.memory.store import ListQuery, MemoryStore
@@ -102,11 +102,20 @@ class ExtractionJob:
 
     @classmethod
     def from_json(cls, raw: str | bytes) -> ExtractionJob:
+        """The job, or ValueError/KeyError/TypeError for a payload that is not one (never retried)."""
         data = json.loads(raw)
+        turns = [Turn(**t) for t in data["turns"]]
+        for turn in turns:
+            if (
+                not isinstance(turn.text, str)
+                or not isinstance(turn.role, str)
+                or not isinstance(turn.index, int)
+            ):
+                raise TypeError(f"turn {turn.index!r}: role, text and index must be str, str and int")
         return cls(
             request_id=data["request_id"],
             scope=Scope(**data["scope"]),
-            turns=[Turn(**t) for t in data["turns"]],
+            turns=turns,
             observed_at=datetime.fromtimestamp(data["observed_at"]).astimezone(),
             api=data["api"],
             client=data.get("client"),
@@ -135,10 +144,14 @@ class JobQueue:
         await self._reader.aclose()
 
     async def enqueue(self, job: ExtractionJob) -> str:
+        return await self.enqueue_raw(job.to_json())
+
+    async def enqueue_raw(self, payload: str) -> str:
+        """Queue a job already serialized (one held while the store was away)."""
         ref = f"{PAYLOAD_PREFIX}{new_id()}"
         try:
             async with self._client.pipeline(transaction=True) as pipe:
-                pipe.set(ref, job.to_json())
+                pipe.set(ref, payload)
                 pipe.xadd(STREAM, {"ref": ref})
                 _, entry_id = await pipe.execute()
         except (RedisError, OSError) as exc:
@@ -201,6 +214,19 @@ class JobQueue:
                     pipe.delete(*refs)
                 await pipe.execute()
 
+    async def answers(self) -> bool:
+        """Whether the store is there at all (to tell an outage from a job the store refuses)."""
+        try:
+            return bool(await self._reader.ping())
+        except (RedisError, OSError):
+            return False
+
+    async def deliveries(self, entry_id: str) -> int:
+        """How often the stream has handed this entry out, to any worker (Redis keeps the count, so
+        it survives restarts and is shared by every worker)."""
+        pending: Any = await self._reader.xpending_range(STREAM, GROUP, min=entry_id, max=entry_id, count=1)
+        return int(pending[0]["times_delivered"]) if pending else 0
+
     async def lengths(self) -> tuple[int, int]:
         """Jobs waiting (or being worked on) and dead-lettered."""
         try:
@@ -232,10 +258,7 @@ class JobQueue:
                     payloads = iter(held)
                     for (entry_id, fields), ref in zip(entries or [], refs, strict=True):
                         raw = next(payloads) if ref else (fields or {}).get(b"job", b"")
-                        payload = _text(raw or b"").casefold()
-                        # the JSON escapes non-ASCII; compare against the decoded turns too
-                        turns = _job_text(payload)
-                        if any(n in payload or n in turns for n in needles):
+                        if mentions_any(_text(raw or b""), needles):
                             doomed.append(_text(entry_id))
                             if ref:
                                 doomed_refs.append(ref)
@@ -270,12 +293,18 @@ def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
 
-def _job_text(payload: str) -> str:
+def mentions_any(payload: str, needles: list[str]) -> bool:
+    """Whether a job's payload holds any of ``needles`` (case folded); the JSON escapes non-ASCII,
+    so the decoded turns are compared too."""
+    folded = payload.casefold()
+    if any(n in folded for n in needles):
+        return True
     try:
         turns = json.loads(payload).get("turns", [])
-        return "\n".join(str(turn.get("text", "")) for turn in turns).casefold()
+        text = "\n".join(str(turn.get("text", "")) for turn in turns).casefold()
     except (ValueError, AttributeError):
-        return ""
+        return False
+    return any(n in text for n in needles)
 
 
 @dataclass(slots=True)
@@ -500,49 +529,109 @@ _EXTRA_FIELDS = frozenset({"event", "outcome", "cause", "corrects_message_index"
 
 
 async def run_worker(queue: JobQueue, learner: Learner, stop: asyncio.Event, batch_size: int = 32) -> None:
-    """The worker loop. Returns when ``stop`` is set; survives store outages by backing off."""
-    attempts: dict[str, int] = {}
+    """The worker loop. Returns when ``stop`` is set; survives store outages by backing off.
+
+    A batch that fails is retried one job at a time, so one bad job cannot take good ones with it;
+    a job that keeps failing goes to the dead letters, with its reason, once Redis has handed it out
+    ``MAX_ATTEMPTS`` times. Trouble with the store or the models is no job's fault: the batch stays
+    queued and nothing is counted against it."""
     pending_first = True
     last_sweep = time.monotonic()
     while not stop.is_set():
         if time.monotonic() - last_sweep > RECLAIM_EVERY_S:
             # Jobs a crashed worker left pending are claimed after they sit idle long enough.
             pending_first, last_sweep = True, time.monotonic()
-        entries: list[tuple[str, bytes]] = []
         learner.policies.refresh()
         try:
             await queue.ensure_group()
-            entries = await queue.take(batch_size, pending_first)
+            taken = await queue.take(batch_size, pending_first)
             pending_first = False
-            if not entries:
+            if not taken:
                 continue
-            jobs: list[ExtractionJob] = []
-            good: list[str] = []
-            for entry_id, payload in entries:
-                try:
-                    jobs.append(ExtractionJob.from_json(payload))
-                    good.append(entry_id)
-                except (ValueError, KeyError, TypeError) as exc:
-                    await queue.bury(entry_id, payload, f"unreadable job: {exc}")
-            report = await learner.learn(jobs)
-            await queue.done(good)
-            for entry_id in good:
-                attempts.pop(entry_id, None)
-            log.debug("learned from %d jobs: %s", len(jobs), report)
+            batch = await _readable(queue, taken)
+            try:
+                report = await learner.learn([job for _, _, job in batch])
+            except Exception as exc:  # some job of the batch is bad, or the code has a bug it meets
+                if not await _the_jobs_fault(queue, exc):
+                    raise
+                if len(batch) == 1:
+                    failed = await _failed(queue, batch[0], exc)
+                else:
+                    log.warning("worker: a batch of %d failed (%s); retrying each job alone", len(batch), exc)
+                    failed = await _one_at_a_time(queue, learner, batch)
+                pending_first = bool(failed)  # the ones left pending come back first
+                if failed:
+                    await _sleep_unless_stopped(stop, 0.2)
+                continue
+            await queue.done([entry_id for entry_id, _, _ in batch])
+            log.debug("learned from %d jobs: %s", len(batch), report)
         except asyncio.CancelledError:
             raise
-        except Exception as exc:  # the worker outlives any one bad batch; the jobs stay queued
-            if isinstance(exc, MnemoError | RedisError | OSError):
+        except Exception as exc:  # the worker outlives any outage; the jobs stay queued
+            if isinstance(exc, _ENVIRONMENT_ERRORS):
                 log.warning("worker: %s; retrying", exc)
             else:
                 log.exception("worker: unexpected error; retrying")
             pending_first = True
-            for entry_id, payload in entries:
-                attempts[entry_id] = attempts.get(entry_id, 0) + 1
-                if attempts[entry_id] >= MAX_ATTEMPTS:
-                    with contextlib.suppress(RedisError, OSError):
-                        await queue.bury(entry_id, payload, str(exc))
             await _sleep_unless_stopped(stop, 1.0)
+
+
+# Failures that may say nothing about the job: the store or a model service is away.
+_ENVIRONMENT_ERRORS = (MnemoError, RedisError, OSError)
+
+
+async def _the_jobs_fault(queue: JobQueue, exc: Exception) -> bool:
+    """Whether a failure counts against the job. The store's errors do while the store answers (it
+    refused what this job wrote); an outage, or a model service away, never does."""
+    if isinstance(exc, EmbeddingError):
+        return False
+    if isinstance(exc, _ENVIRONMENT_ERRORS):
+        return await queue.answers()
+    return True
+
+
+Taken = tuple[str, bytes, ExtractionJob]  # stream entry, payload, job
+
+
+async def _readable(queue: JobQueue, taken: list[tuple[str, bytes]]) -> list[Taken]:
+    """The jobs that parse; one that does not is dead-lettered at once: no retry will fix it."""
+    batch: list[Taken] = []
+    for entry_id, payload in taken:
+        try:
+            batch.append((entry_id, payload, ExtractionJob.from_json(payload)))
+        except (ValueError, KeyError, TypeError) as exc:
+            log.error("worker: job %s is unreadable and goes to the dead letters: %s", entry_id, exc)
+            await queue.bury(entry_id, payload, f"unreadable job: {exc}")
+    return batch
+
+
+async def _one_at_a_time(queue: JobQueue, learner: Learner, batch: list[Taken]) -> int:
+    """Learn each job of a failed batch alone; returns how many failed and stay pending."""
+    failed = 0
+    for taken in batch:
+        try:
+            await learner.learn([taken[2]])
+        except Exception as exc:
+            if not await _the_jobs_fault(queue, exc):
+                raise  # the rest stay pending, unpenalised
+            failed += await _failed(queue, taken, exc)
+            continue
+        await queue.done([taken[0]])
+    return failed
+
+
+async def _failed(queue: JobQueue, taken: Taken, exc: Exception) -> int:
+    """A job that failed alone: dead-lettered with its reason once handed out ``MAX_ATTEMPTS`` times,
+    else left pending for another try (1)."""
+    entry_id, payload, _ = taken
+    reason = f"{type(exc).__name__}: {exc}"[:500]
+    delivered = await queue.deliveries(entry_id)
+    if delivered >= MAX_ATTEMPTS:
+        log.error("worker: job %s failed %d times; dead-lettered: %s", entry_id, delivered, reason)
+        await queue.bury(entry_id, payload, reason)
+        return 0
+    log.warning("worker: job %s failed (delivery %d of %d): %s", entry_id, delivered, MAX_ATTEMPTS, reason)
+    return 1
 
 
 async def _sleep_unless_stopped(stop: asyncio.Event, seconds: float) -> None:

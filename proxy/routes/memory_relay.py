@@ -184,12 +184,31 @@ def learning_turns(
     matcher = secret_matcher(policy.secret_patterns)
     # a forget command is never queued: the words it names would sit in the persisted queue
     said = [
-        replace(t, text=without_forget_requests(t.text) if t.role != "assistant" else t.text) for t in turns
+        replace(t, text=without_forget_requests(t.text) if t.role != "assistant" else t.text)
+        for t in (replace(t, text=within_learning_limit(t.text)) for t in turns)
     ]
     kept = [replace(t, text=redact(t.text, matcher)) for t in said if t.text.strip()]
     if not any(t.role in ("user", "assistant") for t in kept):
         return [], {}
     return kept, hashes
+
+
+# A message longer than this is read by its head and tail only: what a person says of themselves
+# sits around a long paste, not inside it, and the parser's memory grows with the text.
+LEARNING_HEAD_CHARS = 40_000
+LEARNING_TAIL_CHARS = 10_000
+
+
+def within_learning_limit(text: str) -> str:
+    if len(text) <= LEARNING_HEAD_CHARS + LEARNING_TAIL_CHARS:
+        return text
+    # cut at whitespace, so no token (a key among them) is split into a part the scanner misses
+    head_end = max(text.rfind(" ", 0, LEARNING_HEAD_CHARS), text.rfind("\n", 0, LEARNING_HEAD_CHARS), 0)
+    tail_start = len(text) - LEARNING_TAIL_CHARS
+    tail_start = min(
+        i for i in (text.find(" ", tail_start), text.find("\n", tail_start), len(text)) if i >= 0
+    )
+    return f"{text[:head_end]}\n\n{text[tail_start:]}"
 
 
 def _str_or_none(value: object) -> str | None:
