@@ -9,14 +9,15 @@ from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.exceptions import HTTPException
 from litestar.middleware import DefineMiddleware
-from litestar.openapi import OpenAPIConfig
 
 from proxy.errors import BadRequest, StoreError
 from proxy.guard import HostGuard
 from proxy.lifespan import Models, services_lifespan
+from proxy.memory.supervisor import StoreSupervisor
 from proxy.relay import UpstreamError
 from proxy.routes import admin, chat, health, messages, passthrough, responses
 from proxy.routes.common import provide_services
+from proxy.routes.schema_page import openapi_config
 from proxy.settings import Settings
 from proxy.wire.errors import ApiShape, error_bytes
 
@@ -64,8 +65,11 @@ def _unexpected(request: Request[object, object, State], exc: Exception) -> Resp
     return _error(request, 500, f"internal error in Mnemo: {type(exc).__name__}")
 
 
-def create_app(settings: Settings, models: Models | None = None) -> Litestar:
-    """The app. ``models`` may come preloaded (the CLI loads them while the store starts)."""
+def create_app(
+    settings: Settings, models: Models | None = None, embedded: StoreSupervisor | None = None
+) -> Litestar:
+    """The app. ``models`` may come preloaded (the CLI loads them while the store starts);
+    ``embedded`` keeps the store `mnemo serve` started, when it did."""
     return Litestar(
         route_handlers=[
             chat.chat_completions,
@@ -95,7 +99,7 @@ def create_app(settings: Settings, models: Models | None = None) -> Litestar:
             "services": Provide(provide_services, sync_to_thread=False),
             "filters": Provide(admin.provide_filters),
         },
-        state=State({"settings": settings, "models": models}),
+        state=State({"settings": settings, "models": models, "embedded": embedded}),
         lifespan=[services_lifespan],
         exception_handlers={
             BadRequest: _bad_request,
@@ -114,6 +118,6 @@ def create_app(settings: Settings, models: Models | None = None) -> Litestar:
             )
         ],
         request_max_body_size=settings.max_body_bytes,
-        openapi_config=OpenAPIConfig(title="Mnemo management API", version="0.1.0", path="/mnemo/v1/schema"),
+        openapi_config=openapi_config(),
         logging_config=None,
     )

@@ -120,6 +120,7 @@ def _serve(args: argparse.Namespace) -> int:
     from proxy.app import create_app
     from proxy.lifespan import load_models
     from proxy.memory.embedded import EmbeddedStore
+    from proxy.memory.supervisor import StoreSupervisor
 
     settings = _settings(
         args,
@@ -139,9 +140,11 @@ def _serve(args: argparse.Namespace) -> int:
     # The store is started from this thread: its parent-death signal follows the forking thread.
     with ThreadPoolExecutor(max_workers=1) as pool:
         models = pool.submit(load_models, settings)
-        with EmbeddedStore(settings.data_dir) as store:
+        with EmbeddedStore(settings.data_dir) as store, StoreSupervisor(store) as supervisor:
             log.info("embedded store in %s", settings.data_dir)
-            app = create_app(settings.with_changes(redis_url=store.url), models=models.result())
+            app = create_app(
+                settings.with_changes(redis_url=store.url), models=models.result(), embedded=supervisor
+            )
             return _run_uvicorn(app, settings)
 
 

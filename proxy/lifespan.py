@@ -16,12 +16,14 @@ from litestar import Litestar
 from extractors import Extractor, build_extractor
 from extractors.vocabulary import Vocabulary, load_vocabulary
 from policies import Policy, PolicyHolder
-from proxy.errors import StoreError, StoreUnavailable
+from proxy.errors import StoreUnavailable
 from proxy.forget import Eraser
+from proxy.held_jobs import HeldJobs, QueueAndHeld, enqueue_or_hold, flush, keep_flushing, spill, take_spilled
 from proxy.jobs import ExtractionJob, JobQueue, Learner, run_worker
 from proxy.memory.embeddings import Embedder, EmbeddingService, build_embedder
 from proxy.memory.erasure import DiskErasure
 from proxy.memory.redis_store import RedisMemoryStore
+from proxy.memory.supervisor import StoreSupervisor
 from proxy.metrics import Metrics
 from proxy.settings import RecallSettings, Settings
 
@@ -39,9 +41,11 @@ class Services:
     store: RedisMemoryStore
     embeddings: EmbeddingService
     queue: JobQueue
+    held: HeldJobs  # jobs waiting in memory for the store to come back
     policies: PolicyHolder
     vocabulary: Vocabulary  # products and their slots, for reading "forget that we use yarn"
     disk: DiskErasure | None = None  # rewrites the store's files after deletions
+    embedded: StoreSupervisor | None = None  # the embedded store's keeper, when Mnemo runs one
     metrics: Metrics = field(default_factory=Metrics)
     store_ready: bool = False
     _last_open_attempt: float = field(default=0.0)
@@ -63,7 +67,7 @@ class Services:
 
     @property
     def eraser(self) -> Eraser:
-        return Eraser(self.store, self.queue, self.embeddings, self.disk)
+        return Eraser(self.store, QueueAndHeld(self.queue, self.held), self.embeddings, self.disk)
 
     def upstream_deadline(self) -> float:
         """Event-loop time by which an upstream answer must be complete."""
@@ -99,11 +103,9 @@ class Services:
         return True
 
     async def enqueue(self, job: ExtractionJob) -> None:
-        """Queue learning for after the reply; a failure here never reaches the user's call."""
-        try:
-            await self.queue.enqueue(job)
-        except StoreError as exc:
-            log.warning("learning skipped for request %s: %s", job.request_id, exc)
+        """Queue learning for after the reply, or hold it while the store is away; a failure here
+        never reaches the user's call."""
+        await enqueue_or_hold(self.queue, self.held, job)
 
 
 def upstream_client(settings: Settings) -> httpx.AsyncClient:
@@ -149,6 +151,11 @@ async def services_lifespan(app: Litestar) -> AsyncIterator[None]:
         stack.push_async_callback(store.close)
         queue = JobQueue(settings.redis_url)
         stack.push_async_callback(queue.close)
+        held = HeldJobs(settings.held_jobs_max, settings.held_jobs_max_bytes)
+        take_spilled(held, settings.data_dir)
+        stack.push_async_callback(_write_or_spill, queue, held, settings)
+        flusher = asyncio.create_task(keep_flushing(queue, held), name="mnemo-held-jobs")
+        stack.push_async_callback(_cancel, flusher)
         disk = DiskErasure(settings.redis_url)
         stack.push_async_callback(disk.close)
         rewriter = asyncio.create_task(disk.run(), name="mnemo-disk-erasure")
@@ -159,9 +166,11 @@ async def services_lifespan(app: Litestar) -> AsyncIterator[None]:
             store=store,
             embeddings=embeddings,
             queue=queue,
+            held=held,
             policies=PolicyHolder.from_file(settings.policy_file),
             vocabulary=load_vocabulary(),
             disk=disk,
+            embedded=app.state.get("embedded"),
         )
         await services.ensure_store()  # a store that is down now is retried later; a model mismatch is fatal
         if models.extractor is not None:
@@ -183,6 +192,13 @@ async def _watch_policy(policies: PolicyHolder, every_s: float = 1.0) -> None:
     while True:
         await asyncio.sleep(every_s)
         policies.refresh()
+
+
+async def _write_or_spill(queue: JobQueue, held: HeldJobs, settings: Settings) -> None:
+    """On the way out: held jobs go to the queue if the store is back, else to a file for next time."""
+    if len(held):
+        await flush(queue, held)
+    spill(held, settings.data_dir)
 
 
 async def _cancel(task: asyncio.Task[None]) -> None:

@@ -29,6 +29,8 @@ ENV_VARS: dict[str, str] = {
     "upstream_total_timeout_s": "MNEMO_UPSTREAM_TOTAL_TIMEOUT",
     "max_body_bytes": "MNEMO_MAX_BODY_BYTES",
     "allowed_hosts": "MNEMO_ALLOWED_HOSTS",
+    "held_jobs_max": "MNEMO_HELD_JOBS_MAX",
+    "held_jobs_max_bytes": "MNEMO_HELD_JOBS_MAX_BYTES",
 }
 
 
@@ -81,6 +83,10 @@ class Settings:
     log_level: str = "info"
     # names besides loopback and the bound address a request's Host may carry (comma-separated in env)
     allowed_hosts: frozenset[str] = frozenset()
+    # learning jobs held in memory while the store is away, written when it returns; past either
+    # bound a job is dropped and counted (/metrics: mnemo_jobs_held_dropped_total)
+    held_jobs_max: int = 10_000
+    held_jobs_max_bytes: int = 64 * 1024 * 1024
 
     @classmethod
     def from_sources(cls, flags: dict[str, Any] | None = None, env: dict[str, str] | None = None) -> Settings:
@@ -103,6 +109,8 @@ class Settings:
         for name, kind in (
             ("port", int),
             ("max_body_bytes", int),
+            ("held_jobs_max", int),
+            ("held_jobs_max_bytes", int),
             ("upstream_connect_timeout_s", float),
             ("upstream_first_byte_timeout_s", float),
             ("upstream_read_timeout_s", float),

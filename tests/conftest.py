@@ -2,12 +2,16 @@
 
 Everything here is real: Valkey with RediSearch from the PyPI wheels, uvicorn serving both
 apps over TCP, the offline MiniLM model and spaCy.
+
+With MNEMO_TEST_STORE=external (a second run in CI) the store is a separate service Mnemo does not
+own (tests/processes.py: an ACL user with a password, its own data dir) and Mnemo is run as
+`mnemo serve --redis-url URL` in a process of its own, unless a test sets what only the in-process
+settings can say. Tests about the embedded store itself are skipped in that run (see EMBEDDED_ONLY).
 """
 
 from __future__ import annotations
 
 import contextlib
-import socket
 import threading
 import time
 import uuid
@@ -25,13 +29,45 @@ from proxy.app import create_app
 from proxy.memory.embedded import EmbeddedStore
 from proxy.server import server_config
 from proxy.settings import Settings
+from tests.processes import (
+    EXTERNAL,
+    ExternalStore,
+    MnemoProcess,
+    Store,
+    free_port,
+    on_command_line,
+    start_serve,
+)
 from tests.upstream import UpstreamStub
 
+__all__ = ["NDJSON", "RunningMnemo", "free_port", "mnemo_on_own_store", "serve_mnemo", "store_for_test"]
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+# What the external-store run skips, and why: these are about the embedded store or the in-process
+# server, not about a store Mnemo is given.
+EMBEDDED_ONLY = {
+    "tests/test_serve_cli.py": "the embedded store's life cycle under `mnemo serve` (start, stop, leftovers)",
+    "tests/test_attacks.py::test_the_store_files_are_the_users_alone": (
+        "the embedded store's file modes; an external store's files are its operator's"
+    ),
+    "tests/test_attacks.py::test_a_client_that_never_finishes_is_let_go": (
+        "patches the read deadlines of the in-process server class; the store plays no part"
+    ),
+}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not EXTERNAL:
+        return
+    for item in items:
+        for prefix, reason in EMBEDDED_ONLY.items():
+            if item.nodeid == prefix or item.nodeid.startswith((f"{prefix}::", f"{prefix}[")):
+                item.add_marker(pytest.mark.skip(reason=f"external-store run: {reason}"))
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    if EXTERNAL:
+        return "store: external (a separate server; Mnemo served by `mnemo serve --redis-url`)"
+    return "store: embedded"
 
 
 NDJSON = {"content-type": "application/x-ndjson"}  # what an import body must say it is
@@ -39,18 +75,25 @@ NDJSON = {"content-type": "application/x-ndjson"}  # what an import body must sa
 
 @dataclass
 class RunningMnemo:
+    """Mnemo on a port: served in this process (``server``, ``thread``), or by `mnemo serve` (``process``)."""
+
     url: str
     settings: Settings
-    server: uvicorn.Server
-    thread: threading.Thread
+    server: uvicorn.Server | None = None
+    thread: threading.Thread | None = None
+    process: MnemoProcess | None = None
 
     @property
     def openai_base(self) -> str:
         return f"{self.url}/v1"
 
     def stop(self) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=15)
+        if self.process is not None:
+            code = self.process.stop()
+            assert code == 0, f"mnemo serve exited with {code}:\n{self.process.output()}"
+        if self.server is not None and self.thread is not None:
+            self.server.should_exit = True
+            self.thread.join(timeout=15)
 
     def memories(self, **params: Any) -> list[dict[str, Any]]:
         response = httpx.get(f"{self.url}/mnemo/v1/memories", params=params, timeout=10)
@@ -73,6 +116,11 @@ class RunningMnemo:
 def serve_mnemo(settings: Settings) -> RunningMnemo:
     port = free_port()
     settings = settings.with_changes(port=port)
+    if EXTERNAL and on_command_line(settings):
+        process, url = start_serve(
+            settings, settings.data_dir.with_name(f"{settings.data_dir.name}-serve.log")
+        )
+        return RunningMnemo(url, settings, process=process)
     server = uvicorn.Server(server_config(create_app(settings), "127.0.0.1", port, "warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -81,19 +129,27 @@ def serve_mnemo(settings: Settings) -> RunningMnemo:
         if not thread.is_alive() or time.monotonic() > deadline:
             raise RuntimeError("mnemo did not start")
         time.sleep(0.05)
-    return RunningMnemo(f"http://127.0.0.1:{port}", settings, server, thread)
+    return RunningMnemo(f"http://127.0.0.1:{port}", settings, server=server, thread=thread)
+
+
+@contextlib.contextmanager
+def store_for_test(data_dir: Path) -> Iterator[Store]:
+    """A store of a test's own: embedded, or in the external-store run a separate server."""
+    store: ExternalStore | EmbeddedStore = ExternalStore(data_dir) if EXTERNAL else EmbeddedStore(data_dir)
+    with store:
+        yield store
 
 
 @contextlib.contextmanager
 def mnemo_on_own_store(
     upstream_url: str, tmp: Path, policy: str | None = None
-) -> Iterator[tuple[RunningMnemo, EmbeddedStore]]:
+) -> Iterator[tuple[RunningMnemo, Store]]:
     """A Mnemo with a store of its own under ``tmp`` (and the policy text, if given), stopped after."""
     policy_file = None
     if policy is not None:
         policy_file = tmp / "policy.yaml"
         policy_file.write_text(policy)
-    with EmbeddedStore(tmp / "store") as store:
+    with store_for_test(tmp / "store") as store:
         settings = Settings(
             redis_url=store.url, upstream_url=upstream_url, data_dir=tmp / "d", policy_file=policy_file
         )
@@ -111,9 +167,9 @@ def extractor() -> ClauseExtractor:
 
 
 @pytest.fixture(scope="session")
-def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedStore]:
-    with EmbeddedStore(tmp_path_factory.mktemp("store")) as embedded:
-        yield embedded
+def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
+    with store_for_test(tmp_path_factory.mktemp("store")) as started:
+        yield started
 
 
 @pytest.fixture(scope="session")
@@ -125,7 +181,7 @@ def upstream() -> Iterator[UpstreamStub]:
 
 @pytest.fixture(scope="session")
 def mnemo(
-    store: EmbeddedStore, upstream: UpstreamStub, tmp_path_factory: pytest.TempPathFactory
+    store: Store, upstream: UpstreamStub, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[RunningMnemo]:
     settings = Settings(
         redis_url=store.url,

@@ -22,10 +22,10 @@ from litestar.types import Receive, Scope, Send
 from ulid import ULID
 
 from proxy.guard import HostGuard
-from proxy.memory.embedded import EmbeddedStore
 from proxy.server import DeadlineH11Protocol
 from tests.conftest import NDJSON, RunningMnemo, mnemo_on_own_store
 from tests.helpers import files_holding, injected_block, jobs_added, wait_drained
+from tests.processes import Store
 from tests.upstream import UpstreamStub
 
 pytestmark = pytest.mark.integration
@@ -227,7 +227,7 @@ def _wait_listed(mnemo: RunningMnemo, key: str, **params: str) -> dict[str, Any]
 @pytest.fixture(scope="module")
 def own_store(
     upstream: UpstreamStub, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[tuple[RunningMnemo, EmbeddedStore]]:
+) -> Iterator[tuple[RunningMnemo, Store]]:
     """A Mnemo with a store of its own, so every file of the store's data dir can be searched."""
     with mnemo_on_own_store(upstream.url, tmp_path_factory.mktemp("disk")) as running:
         yield running
@@ -245,7 +245,7 @@ def _teach(mnemo: RunningMnemo, project: str, text: str) -> dict[str, Any]:
 
 @pytest.mark.parametrize("way", ["id", "filter", "scope", "chat"])
 def test_a_deleted_fact_leaves_every_file_of_the_store(
-    own_store: tuple[RunningMnemo, EmbeddedStore], fresh_upstream: UpstreamStub, way: str
+    own_store: tuple[RunningMnemo, Store], fresh_upstream: UpstreamStub, way: str
 ) -> None:
     mnemo, store = own_store
     word = "zq" + "".join(random.choice("bcdfghjklmnprstvz") for _ in range(8))  # a name only this fact has
@@ -285,7 +285,7 @@ def _erased_after_chat(mnemo: RunningMnemo) -> str:
     return "pending"
 
 
-def test_the_store_files_are_the_users_alone(own_store: tuple[RunningMnemo, EmbeddedStore]) -> None:
+def test_the_store_files_are_the_users_alone(own_store: tuple[RunningMnemo, Store]) -> None:
     _, store = own_store
     modes = {str(p.relative_to(store.data_dir)): p.stat().st_mode & 0o777 for p in store.data_dir.rglob("*")}
     assert modes and all(mode in (0o600, 0o700) for mode in modes.values()), modes
@@ -295,7 +295,7 @@ SECRETS = [json.loads(line) for line in (DATA / "secrets.jsonl").read_text().spl
 
 
 def test_no_secret_reaches_the_store_or_the_disk(
-    own_store: tuple[RunningMnemo, EmbeddedStore], fresh_upstream: UpstreamStub
+    own_store: tuple[RunningMnemo, Store], fresh_upstream: UpstreamStub
 ) -> None:
     """43 kinds, 129 secrets, each sent plainly, in a statement that would be learned, and in a reply."""
     mnemo, store = own_store
@@ -327,7 +327,7 @@ PASTES = [json.loads(line) for line in (DATA / "poisoning_pastes.jsonl").read_te
 
 
 def test_an_attack_in_a_paste_never_becomes_an_active_record(
-    own_store: tuple[RunningMnemo, EmbeddedStore], fresh_upstream: UpstreamStub
+    own_store: tuple[RunningMnemo, Store], fresh_upstream: UpstreamStub
 ) -> None:
     """103 pastes written blind (emails, pages, issue comments, tool output, chat logs, unmarked
     text), each hiding an instruction to AI assistants beside the user's own words."""
@@ -351,7 +351,7 @@ def test_an_attack_in_a_paste_never_becomes_an_active_record(
 
 
 def test_a_dangerous_rule_is_quarantined_whoever_says_it(
-    own_store: tuple[RunningMnemo, EmbeddedStore], fresh_upstream: UpstreamStub
+    own_store: tuple[RunningMnemo, Store], fresh_upstream: UpstreamStub
 ) -> None:
     mnemo, _ = own_store
     project = f"danger-{uuid.uuid4().hex[:8]}"

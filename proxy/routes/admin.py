@@ -13,9 +13,11 @@ from datetime import datetime
 from typing import Annotated, Any
 
 from litestar import Request, delete, get, patch, post
-from litestar.datastructures import State
+from litestar.datastructures import ResponseHeader, State
 from litestar.di import NamedDependency
 from litestar.exceptions import NotFoundException
+from litestar.openapi import ResponseSpec
+from litestar.openapi.spec import OpenAPIMediaType, OpenAPIType, Operation, RequestBody, Schema
 from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 from litestar.response import Stream
 
@@ -28,12 +30,34 @@ from proxy.lifespan import Services
 from proxy.memory.model import Evidence, Kind, Memory, Source, Status, new_id, utcnow
 from proxy.memory.store import Cursor, ListQuery, RecallQuery
 from proxy.portability import Importer, export_lines, import_lines, refingerprinted
+from proxy.routes import schemas
+from proxy.routes.schemas import (
+    AuditPage,
+    Deletion,
+    ExportLine,
+    ImportResult,
+    MemoryDeletion,
+    MemoryPage,
+    MemoryRecord,
+    MemoryWithHistory,
+    ScopeControl,
+    ScopeDeletion,
+    SearchHit,
+    SearchResults,
+    errors,
+    is_scope_level,
+)
 from proxy.scope import SCOPE_LEVELS, Principal, Scope
 
 LEVELS = frozenset(SCOPE_LEVELS)
 EXPORT_MEDIA_TYPE = "application/x-ndjson"
 CORRECTION_EXTRACTOR = "mnemo.api.correction.v1"
 RECEIPT_IDS_LISTED = 1000
+CONTROL_STATES: dict[str, schemas.ControlState] = {
+    "pause": "paused",
+    "disable": "disabled",
+    "resume": "active",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,29 +180,37 @@ async def _readable_memory(
     return memory
 
 
-@get("/mnemo/v1/memories", tags=["memories"], summary="List memories with all their fields, newest first")
+@get(
+    "/mnemo/v1/memories",
+    tags=["memories"],
+    summary="List memories with all their fields, newest first",
+    operation_id="listMemories",
+    responses=errors(),
+)
 async def list_memories(
     request: Request[object, object, State],
     services: NamedDependency[Services],
     filters: NamedDependency[MemoryFilters],
     limit: Annotated[int, QueryParameter(ge=1, le=1000)] = 100,
     cursor: Annotated[str | None, QueryParameter(description="next_cursor of the previous page")] = None,
-) -> dict[str, Any]:
+) -> MemoryPage:
     principal = authenticate(request.headers, services.policy)
     query = listing(principal, filters, changing=False, limit=limit)
     page = await services.store.list_memories(replace(query, after=_cursor(cursor)))
-    return {
-        "object": "list",
-        "data": [memory.to_json() for memory in page.memories],
-        "total": page.total,
-        "next_cursor": page.next_cursor.encode() if page.next_cursor else None,
-    }
+    return MemoryPage(
+        object="list",
+        data=[schemas.record(memory) for memory in page.memories],
+        total=page.total,
+        next_cursor=page.next_cursor.encode() if page.next_cursor else None,
+    )
 
 
 @get(
     "/mnemo/v1/memories/search",
     tags=["memories"],
     summary="Rank what a request in this context would recall for a text, with the scores",
+    operation_id="searchMemories",
+    responses=errors(),
 )
 async def search_memories(
     request: Request[object, object, State],
@@ -189,7 +221,7 @@ async def search_memories(
     session: FromQuery[str | None] = None,
     org: Annotated[str | None, QueryParameter(description="Admin only")] = None,
     limit: Annotated[int, QueryParameter(ge=1, le=100)] = 10,
-) -> dict[str, Any]:
+) -> SearchResults:
     principal = authenticate(request.headers, services.policy)
     query = listing(principal, MemoryFilters(org=org, project=project, user=user), changing=False)
     scope = Scope(org=query.org or principal.org, project=project, user=user, session=session)
@@ -206,28 +238,30 @@ async def search_memories(
             readable=query.readable,
         )
     )
-    return {
-        "object": "list",
-        "scope": scope.as_dict(),
-        "data": [
-            {"score": round(hit.score, 6), "similarity": hit.similarity, "memory": hit.memory.to_json()}
+    return SearchResults(
+        object="list",
+        scope=schemas.record_scope(scope),
+        data=[
+            SearchHit(score=round(hit.score, 6), similarity=hit.similarity, memory=schemas.record(hit.memory))
             for hit in found
         ],
-    }
+    )
 
 
 @get(
     "/mnemo/v1/memories/{memory_id:str}",
     tags=["memories"],
     summary="One memory with all its fields, and every version of it (history, oldest first)",
+    operation_id="getMemory",
+    responses=errors(404),
 )
 async def get_memory(
     request: Request[object, object, State], services: NamedDependency[Services], memory_id: FromPath[str]
-) -> dict[str, Any]:
+) -> MemoryWithHistory:
     principal = authenticate(request.headers, services.policy)
     memory = await _readable_memory(services, principal, memory_id, changing=False)
     history = await services.store.history(memory)
-    return {**memory.to_json(), "history": [version.to_json() for version in history]}
+    return schemas.record_with_history(memory, history)
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,13 +281,15 @@ class MemoryPatch:
     "/mnemo/v1/memories/{memory_id:str}",
     tags=["memories"],
     summary="Correct a memory: a new version supersedes it and the history keeps both (pinned: in place)",
+    operation_id="patchMemory",
+    responses=errors(404, 409, 415),
 )
 async def patch_memory(
     request: Request[object, object, State],
     services: NamedDependency[Services],
     memory_id: FromPath[str],
     data: JSONBody[MemoryPatch],
-) -> dict[str, Any]:
+) -> MemoryRecord:
     principal = authenticate(request.headers, services.policy)
     memory = await _readable_memory(services, principal, memory_id, changing=True)
     now = utcnow()
@@ -269,7 +305,7 @@ async def patch_memory(
         updated = await services.store.set_extra(
             memory, extra, expires_at(pinned, policy, now), actor=principal.name
         )
-        return updated.to_json()
+        return schemas.record(updated)
     if memory.status is Status.SUPERSEDED or memory.valid_to is not None:
         current = memory.superseded_by or "the newest version"
         raise BadRequest(
@@ -314,7 +350,7 @@ async def patch_memory(
     await services.store.record_audit(
         memory.scope.org, principal.name, "correct", memory_id=memory.id, new_id=written.id
     )
-    return written.to_json()
+    return schemas.record(written)
 
 
 @delete(
@@ -322,15 +358,17 @@ async def patch_memory(
     tags=["memories"],
     summary="Delete one memory everywhere: record, vector, index entry, history links, queued jobs, caches",
     status_code=200,
+    operation_id="deleteMemory",
+    responses=errors(404),
 )
 async def delete_memory(
     request: Request[object, object, State], services: NamedDependency[Services], memory_id: FromPath[str]
-) -> dict[str, Any]:
+) -> MemoryDeletion:
     principal = authenticate(request.headers, services.policy)
     memory = await _readable_memory(services, principal, memory_id, changing=True)
     receipt = await services.eraser.erase([memory], principal.name, "deleted through the management API")
     receipt = await services.eraser.settle(receipt, services.settings.erasure_wait_s)
-    return {**receipt.to_json(), "id": memory_id}
+    return schemas.memory_deletion(receipt, memory_id)
 
 
 @delete(
@@ -338,6 +376,8 @@ async def delete_memory(
     tags=["memories"],
     summary="Delete every memory the filters match (all=true to delete all this key may change)",
     status_code=200,
+    operation_id="deleteMemories",
+    responses=errors(),
 )
 async def delete_memories(
     request: Request[object, object, State],
@@ -346,12 +386,13 @@ async def delete_memories(
     everything: Annotated[
         bool, QueryParameter(name="all", description="Required when no filter narrows the set")
     ] = False,
-) -> dict[str, Any]:
+) -> Deletion:
     principal = authenticate(request.headers, services.policy)
     if not filters.narrows() and not everything:
         raise BadRequest("no filter given: pass filters, or all=true to delete all this key may change")
     query = listing(principal, filters, changing=True, limit=500)
-    return await _erase_matching(services, principal, query, "bulk delete through the management API")
+    receipt = await _erase_matching(services, principal, query, "bulk delete through the management API")
+    return schemas.deletion(receipt, RECEIPT_IDS_LISTED)
 
 
 @delete(
@@ -359,26 +400,28 @@ async def delete_memories(
     tags=["scopes"],
     summary="Delete a whole scope: every memory bound to this project, user or session (or the whole org)",
     status_code=200,
+    operation_id="deleteScope",
+    responses=errors(404),
 )
 async def delete_scope(
     request: Request[object, object, State],
     services: NamedDependency[Services],
     level: FromPath[str],
     value: FromPath[str],
-) -> dict[str, Any]:
+) -> ScopeDeletion:
     principal = authenticate(request.headers, services.policy)
-    if level not in LEVELS:
+    if not is_scope_level(level):
         raise NotFoundException(f"no scope level {level!r}: org, project, user, session")
     bound: dict[str, Any] = {level: value}
     filters = MemoryFilters(**bound)
     query = listing(principal, filters, changing=True, limit=500)
     receipt = await _erase_matching(services, principal, query, f"{level} deleted through the management API")
-    return {**receipt, "scope": {"level": level, "value": value}}
+    return schemas.scope_deletion(receipt, RECEIPT_IDS_LISTED, level, value)
 
 
 async def _erase_matching(
     services: Services, principal: Principal, query: ListQuery, reason: str
-) -> dict[str, Any]:
+) -> DeletionReceipt:
     """Page through the matches and erase them; deletion shrinks the set, so always read page one."""
     total = DeletionReceipt(ids=[], jobs_purged=0, cached_queries_dropped=0, at=utcnow())
     while True:
@@ -389,8 +432,7 @@ async def _erase_matching(
         total = total.plus(receipt)
         if not receipt.ids:  # nothing could be deleted (raced away): do not spin
             break
-    total = await services.eraser.settle(total, services.settings.erasure_wait_s)
-    return total.to_json(max_ids=RECEIPT_IDS_LISTED)
+    return await services.eraser.settle(total, services.settings.erasure_wait_s)
 
 
 @get(
@@ -398,6 +440,26 @@ async def _erase_matching(
     tags=["portability"],
     summary="Export as JSON Lines: one record per line, every field and schema_version; streamed",
     media_type=EXPORT_MEDIA_TYPE,
+    operation_id="exportMemories",
+    response_headers=[
+        ResponseHeader(
+            name="x-mnemo-export-count", description="How many records follow", documentation_only=True
+        ),
+        ResponseHeader(
+            name="x-mnemo-embedding-model",
+            description="The model that made the vectors (vectors=true)",
+            documentation_only=True,
+        ),
+    ],
+    responses={
+        200: ResponseSpec(
+            data_container=ExportLine,
+            media_type=EXPORT_MEDIA_TYPE,
+            description="JSON Lines: each line one record in this shape (every version, every field)",
+            generate_examples=False,
+        ),
+        **errors(),
+    },
 )
 async def export(
     request: Request[object, object, State],
@@ -427,18 +489,37 @@ async def export(
     )
 
 
+@dataclass
+class _ImportOperation(Operation):
+    """The import reads its body as a raw stream (no ``data`` parameter), so say what it takes."""
+
+    def __post_init__(self) -> None:
+        self.request_body = RequestBody(
+            required=True,
+            description="JSON Lines, one record per line (an export, or records of the same shape)",
+            content={
+                EXPORT_MEDIA_TYPE: OpenAPIMediaType(
+                    schema=Schema(type=OpenAPIType.STRING, description="one JSON record per line")
+                )
+            },
+        )
+
+
 @post(
     "/mnemo/v1/import",
     tags=["portability"],
     summary="Import JSON Lines (an export): each line checked, duplicates merged, vectors re-made if needed",
     status_code=200,
     request_max_body_size=None,
+    operation_id="importMemories",
+    operation_class=_ImportOperation,
+    responses=errors(415),
 )
 async def import_memories(
     request: Request[object, object, State],
     services: NamedDependency[Services],
     dry_run: Annotated[bool, QueryParameter(description="Check and count, write nothing")] = False,
-) -> dict[str, Any]:
+) -> ImportResult:
     principal = authenticate(request.headers, services.policy)
     importer = Importer(
         services.store,
@@ -459,19 +540,25 @@ async def import_memories(
             merged=str(report.merged),
             rejected=str(report.rejected),
         )
-    return {**report.to_json(), "dry_run": dry_run}
+    return schemas.import_result(report, dry_run)
 
 
-@get("/mnemo/v1/audit", tags=["audit"], summary="Who did what to which memory, and when (never the text)")
+@get(
+    "/mnemo/v1/audit",
+    tags=["audit"],
+    summary="Who did what to which memory, and when (never the text), newest first",
+    operation_id="listAudit",
+    responses=errors(),
+)
 async def audit(
     request: Request[object, object, State],
     services: NamedDependency[Services],
     limit: Annotated[int, QueryParameter(ge=1, le=1000)] = 100,
     org: Annotated[str | None, QueryParameter(description="Admin only: another org than the key's")] = None,
-) -> dict[str, Any]:
+) -> AuditPage:
     principal = authenticate(request.headers, services.policy)
     query = listing(principal, MemoryFilters(org=org), changing=False)
-    return {"object": "list", "data": await services.store.audit(query.org or principal.org, limit)}
+    return schemas.audit_page(await services.store.audit(query.org or principal.org, limit))
 
 
 @post(
@@ -479,6 +566,8 @@ async def audit(
     tags=["scopes"],
     summary="pause (recall, no learning), disable (neither) or resume memory for one scope",
     status_code=200,
+    operation_id="controlScope",
+    responses=errors(404, 415),
 )
 async def control_scope(
     request: Request[object, object, State],
@@ -486,9 +575,9 @@ async def control_scope(
     level: FromPath[str],
     value: FromPath[str],
     action: FromPath[str],
-) -> dict[str, Any]:
+) -> ScopeControl:
     principal = authenticate(request.headers, services.policy)
-    if level not in LEVELS or action not in ("pause", "disable", "resume"):
+    if not is_scope_level(level) or action not in CONTROL_STATES:
         raise NotFoundException(
             f"no control {level}/{action}: levels org, project, user, session; actions pause, disable, resume"
         )
@@ -500,6 +589,7 @@ async def control_scope(
     if not allowed:
         raise Forbidden(f"this key may not control {level} {value!r}")
     target = principal.org if level == "org" else value
-    state = {"pause": "paused", "disable": "disabled", "resume": None}[action]
-    await services.store.set_control(principal.org, level, target, state, actor=principal.name)
-    return {"object": "scope_control", "level": level, "value": target, "state": state or "active"}
+    state = CONTROL_STATES[action]
+    stored = None if state == "active" else state
+    await services.store.set_control(principal.org, level, target, stored, actor=principal.name)
+    return ScopeControl(object="scope_control", level=level, value=target, state=state)

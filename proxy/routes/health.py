@@ -2,45 +2,68 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from litestar import get
 from litestar.di import NamedDependency
 from litestar.response import Response
+from msgspec import UNSET, UnsetType
 
 from proxy.errors import StoreUnavailable
 from proxy.lifespan import Services
+from proxy.routes.schemas import Health, Readiness, ReadyChecks, json_response
+
+NO_KEY: list[dict[str, list[str]]] = [{}]  # the health routes answer without a Mnemo key
 
 
-@get("/healthz", tags=["health"])
-async def healthz() -> dict[str, str]:
-    return {"status": "ok"}
+@get("/healthz", tags=["health"], operation_id="healthz", summary="The process is up", security=NO_KEY)
+async def healthz() -> Health:
+    return Health(status="ok")
 
 
-@get("/readyz", tags=["health"])
-async def readyz(services: NamedDependency[Services]) -> Response[dict[str, Any]]:
-    checks: dict[str, Any] = {
-        "policy": services.policy.label,
-        "embedding_model": services.embeddings.model_id,
-    }
+@get(
+    "/readyz",
+    tags=["health"],
+    operation_id="readyz",
+    summary="The store answers and its index is open (503 with the same body when not)",
+    security=NO_KEY,
+    responses={503: json_response(Readiness, "Not ready: checks.store says why")},
+)
+async def readyz(services: NamedDependency[Services]) -> Response[Readiness]:
+    policy, model = services.policy.label, services.embeddings.model_id
+    pending: int | UnsetType = UNSET
+    disk_erasure: str | UnsetType = UNSET
     if services.disk is not None:
         # deletions whose text the store's files still hold, until their rewrite finishes
-        checks["pending_erasures"] = services.disk.pending
-        checks["disk_erasure"] = "managed" if services.disk.managed else "not managed (external store)"
-    if services.policies.error:
-        # the server keeps serving under the last good policy; say that an edit was refused
-        checks["policy_refused"] = services.policies.error
+        pending = services.disk.pending
+        disk_erasure = "managed" if services.disk.managed else "not managed (external store)"
     try:
         await services.store.ping()
         ready = await services.ensure_store()
-        checks["store"] = "ok" if ready else "index not open"
+        store = "ok" if ready else "index not open"
     except StoreUnavailable as exc:
         ready = False
-        checks["store"] = str(exc)
-    return Response({"ready": ready, "checks": checks}, status_code=200 if ready else 503)
+        store = str(exc)
+    checks = ReadyChecks(
+        policy=policy,
+        embedding_model=model,
+        pending_erasures=pending,
+        disk_erasure=disk_erasure,
+        # the server keeps serving under the last good policy; say that an edit was refused
+        policy_refused=services.policies.error or UNSET,
+        store=store,
+        embedded_store=services.embedded.health().describe() if services.embedded is not None else UNSET,
+        held_jobs=len(services.held) or UNSET,
+    )
+    return Response(Readiness(ready=ready, checks=checks), status_code=200 if ready else 503)
 
 
-@get("/metrics", tags=["health"], media_type="text/plain; version=0.0.4")
+@get(
+    "/metrics",
+    tags=["health"],
+    media_type="text/plain; version=0.0.4",
+    operation_id="metrics",
+    summary="Prometheus text format",
+    security=NO_KEY,
+)
 async def metrics(services: NamedDependency[Services]) -> str:
     """Prometheus text format: request counters of this process, store gauges read now."""
     gauges: list[tuple[str, str, float]] = []
@@ -55,5 +78,34 @@ async def metrics(services: NamedDependency[Services]) -> str:
             ("mnemo_jobs_waiting", "Extraction jobs queued or being worked on.", waiting),
             ("mnemo_jobs_dead", "Extraction jobs that failed too often (dead letters).", dead),
             ("mnemo_memories_stored", "Records in the index, every version and status.", stored),
+        ]
+    held = services.held
+    gauges += [
+        ("mnemo_jobs_held", "Learning jobs held in memory while the store is away.", len(held)),
+        ("mnemo_jobs_held_bytes", "Bytes of the learning jobs held in memory.", held.held_bytes),
+        (
+            "mnemo_jobs_held_dropped_total",
+            "Learning jobs dropped: the held-jobs bounds were reached.",
+            held.dropped,
+        ),
+        (
+            "mnemo_jobs_held_written_total",
+            "Held learning jobs written to the queue once the store was back.",
+            held.written,
+        ),
+    ]
+    if services.embedded is not None:
+        health = services.embedded.health()
+        gauges += [
+            (
+                "mnemo_store_restarts_total",
+                "Times the embedded store was restarted after it died.",
+                health.restarts,
+            ),
+            (
+                "mnemo_store_last_restart_seconds",
+                "How long the last restart of the embedded store took.",
+                health.last_restart_s or 0.0,
+            ),
         ]
     return services.metrics.render(gauges)
