@@ -19,7 +19,9 @@ from typing import TYPE_CHECKING
 
 from proxy import memories_cli
 from proxy.errors import ConfigError, MnemoError
-from proxy.settings import Settings
+from proxy.memories_cli import DEFAULT_URL
+from proxy.observability import configure_logging
+from proxy.settings import ENV_VARS, Settings
 
 if TYPE_CHECKING:
     from litestar import Litestar
@@ -29,27 +31,84 @@ if TYPE_CHECKING:
 log = logging.getLogger("mnemo")
 
 
+def _with_env(text: str, name: str) -> str:
+    """A flag's help with the variable that also sets it and the default: "... [MNEMO_PORT; default 8080]"."""
+    default = getattr(Settings(), name)
+    shown = (
+        "unset"
+        if default is None
+        else ",".join(sorted(default)) or "none"
+        if isinstance(default, frozenset)
+        else default
+    )
+    return f"{text} [{ENV_VARS[name]}; default {shown}]"
+
+
+def _environment_epilog(flags: Sequence[str]) -> str:
+    """The settings only the environment sets, with their defaults, for `mnemo serve --help`."""
+    defaults = Settings()
+    lines = ["settings read from the environment only:"]
+    for name, var in ENV_VARS.items():
+        if name not in flags:
+            value = getattr(defaults, name)
+            shown = (
+                "unset"
+                if value is None
+                else ",".join(sorted(value)) or "none"
+                if isinstance(value, frozenset)
+                else value
+            )
+            lines.append(f"  {var:<36} default {shown}")
+    return "\n".join(lines)
+
+
+_SERVE_FLAGS = (
+    "host", "port", "upstream_url", "anthropic_upstream_url", "policy_file", "redis_url", "data_dir",
+    "log_level", "log_format",
+)  # fmt: skip
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mnemo", description="A portable memory layer for AI agents.")
+    parser.add_argument("--version", action="version", version=f"mnemo {_version()}")
     commands = parser.add_subparsers(dest="command", required=True)
 
     def store_options(sub: argparse.ArgumentParser) -> None:
-        sub.add_argument("--redis-url", help="use this Redis (with search); unset: start the embedded store")
-        sub.add_argument("--data-dir", help="where the embedded store keeps its data")
-        sub.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+        sub.add_argument(
+            "--redis-url",
+            help=_with_env("use this Redis 8 (with search); unset: the embedded store", "redis_url"),
+        )
+        sub.add_argument("--data-dir", help=_with_env("where the embedded store keeps its data", "data_dir"))
+        sub.add_argument(
+            "--log-level", choices=["debug", "info", "warning", "error"], help=_with_env("", "log_level")
+        )
+        sub.add_argument(
+            "--log-format", choices=["text", "json"], help=_with_env("json: one object a line", "log_format")
+        )
 
-    serve = commands.add_parser("serve", help="run the proxy (and an in-process extraction worker)")
-    serve.add_argument("--host", help="address to listen on (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, help="port to listen on (default 8080)")
-    serve.add_argument("--upstream", dest="upstream_url", help="OpenAI-style base URL")
-    serve.add_argument("--anthropic-upstream", dest="anthropic_upstream_url", help="Anthropic base URL")
-    serve.add_argument("--policy", dest="policy_file", help="policy file (YAML)")
+    serve = commands.add_parser(
+        "serve",
+        help="run the proxy (and an in-process extraction worker)",
+        epilog=_environment_epilog(_SERVE_FLAGS),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    serve.add_argument("--host", help=_with_env("address to listen on", "host"))
+    serve.add_argument("--port", type=int, help=_with_env("port to listen on", "port"))
+    serve.add_argument(
+        "--upstream", dest="upstream_url", help=_with_env("OpenAI-style base URL", "upstream_url")
+    )
+    serve.add_argument(
+        "--anthropic-upstream",
+        dest="anthropic_upstream_url",
+        help=_with_env("Anthropic base URL", "anthropic_upstream_url"),
+    )
+    serve.add_argument("--policy", dest="policy_file", help=_with_env("policy file (YAML)", "policy_file"))
     serve.add_argument("--no-worker", action="store_true", help="do not run an extraction worker in process")
     serve.add_argument("--insecure", action="store_true", help="allow a non-loopback address without keys")
     store_options(serve)
 
     worker = commands.add_parser("worker", help="run an extraction worker")
-    worker.add_argument("--policy", dest="policy_file", help="policy file (YAML)")
+    worker.add_argument("--policy", dest="policy_file", help=_with_env("policy file (YAML)", "policy_file"))
     store_options(worker)
 
     policy = commands.add_parser("policy", help="policy files")
@@ -60,20 +119,32 @@ def _parser() -> argparse.ArgumentParser:
     memories_cli.add_parser(commands)
 
     doctor = commands.add_parser("doctor", help="ask a running server how it is, and check its policy file")
-    doctor.add_argument("--url", default=os.environ.get("MNEMO_URL", "http://127.0.0.1:8080"))
     doctor.add_argument(
-        "--policy", dest="policy_file", help="policy file to check (default MNEMO_POLICY_FILE)"
+        "--url",
+        default=os.environ.get("MNEMO_URL", DEFAULT_URL),
+        help=f"the server [MNEMO_URL; default {DEFAULT_URL}]",
     )
+    doctor.add_argument("--policy", dest="policy_file", help=_with_env("policy file to check", "policy_file"))
     return parser
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("mnemo-proxy")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    logging.basicConfig(
-        level=getattr(args, "log_level", "warning").upper(),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
     try:
+        settings = Settings.from_sources(
+            {"log_level": getattr(args, "log_level", None), "log_format": getattr(args, "log_format", None)}
+        )
+        level = settings.log_level if args.command in ("serve", "worker") else "warning"
+        configure_logging(level, settings.log_format)
         if args.command == "serve":
             return _serve(args)
         if args.command == "policy":
@@ -124,8 +195,8 @@ def _serve(args: argparse.Namespace) -> int:
 
     settings = _settings(
         args,
-        ["host", "port", "upstream_url", "anthropic_upstream_url", "redis_url", "data_dir", "policy_file"],
-    ).with_changes(insecure=args.insecure, run_worker=not args.no_worker, log_level=args.log_level)
+        _SERVE_FLAGS,
+    ).with_changes(insecure=args.insecure, run_worker=not args.no_worker)
     mode = _refuse_bad_policy(settings.policy_file).mode if settings.policy_file is not None else "local"
     if not _is_loopback(settings.host) and mode != "keys" and not settings.insecure:
         raise ConfigError(
@@ -248,6 +319,7 @@ async def _run_worker(settings: Settings) -> None:
     from proxy.jobs import JobQueue, Learner, run_worker
     from proxy.memory.embeddings import EmbeddingService, build_embedder
     from proxy.memory.redis_store import RedisMemoryStore
+    from proxy.observability import Tracing
 
     assert settings.redis_url is not None
     embedder = await asyncio.to_thread(
@@ -255,6 +327,7 @@ async def _run_worker(settings: Settings) -> None:
     )
     store = RedisMemoryStore(settings.redis_url, embedder.model_id, embedder.dims, timeout_s=5)
     queue = JobQueue(settings.redis_url)
+    tracing = Tracing.from_env("mnemo-worker")
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -266,8 +339,9 @@ async def _run_worker(settings: Settings) -> None:
             extractor, EmbeddingService(embedder), store, PolicyHolder.from_file(settings.policy_file)
         )
         log.info("worker %s ready", queue.consumer)
-        await run_worker(queue, learner, stop)
+        await run_worker(queue, learner, stop, tracing=tracing)
     finally:
+        tracing.shutdown()
         await queue.close()
         await store.close()
 

@@ -39,12 +39,14 @@ from proxy.errors import EmbeddingError, MnemoError, StoreUnavailable
 from proxy.memory.embeddings import EmbeddingService, Vectors
 from proxy.memory.model import Evidence, Kind, Memory, Source, Status, new_id, slot_key, utcnow
 from proxy.memory.store import ListQuery, MemoryStore
+from proxy.observability import Tracing
 from proxy.scope import SCOPE_LEVELS, Scope, level_of
 
 log = logging.getLogger("mnemo.jobs")
 
 STREAM = "mnemo:jobs"
 DEAD_LETTERS = "mnemo:jobs:dead"
+LEARNING_STATS = "mnemo:stats:learning"  # counters every worker adds to, every /metrics reads
 # A job's payload (its message text) lives in a key of its own; the stream carries only its name.
 # A stream keeps the bytes of a deleted entry until its whole node goes, so text put in the stream
 # itself would survive a deletion in memory and in every rewrite of the append-only file.
@@ -70,6 +72,7 @@ class ExtractionJob:
     model: str | None = None
     message_hashes: dict[int, str] = field(default_factory=dict)
     writable: tuple[str, ...] = SCOPE_LEVELS  # levels its principal may write to
+    traceparent: str | None = None  # the relayed call's span, when tracing: learning links to it
 
     def source(self, turn: Turn, span: str) -> Source:
         """Where a record drawn from ``turn`` came from, down to the quoted span."""
@@ -96,6 +99,7 @@ class ExtractionJob:
                 "model": self.model,
                 "message_hashes": {str(k): v for k, v in self.message_hashes.items()},
                 "writable": list(self.writable),
+                "traceparent": self.traceparent,
             },
             ensure_ascii=False,
         )
@@ -122,6 +126,7 @@ class ExtractionJob:
             model=data.get("model"),
             message_hashes={int(k): v for k, v in data.get("message_hashes", {}).items()},
             writable=tuple(data.get("writable", SCOPE_LEVELS)),
+            traceparent=data.get("traceparent") if isinstance(data.get("traceparent"), str) else None,
         )
 
 
@@ -226,6 +231,43 @@ class JobQueue:
         it survives restarts and is shared by every worker)."""
         pending: Any = await self._reader.xpending_range(STREAM, GROUP, min=entry_id, max=entry_id, count=1)
         return int(pending[0]["times_delivered"]) if pending else 0
+
+    async def count_learned(self, report: WriteReport, jobs: list[ExtractionJob]) -> None:
+        """Add a batch's outcome to the counters every process's /metrics shows (a Redis hash, so
+        workers in other processes count too). Best effort: a lost count is not a lost job."""
+        now = time.time()
+        lags_ms = [max(0.0, now - job.observed_at.timestamp()) * 1000 for job in jobs]
+        counts = {
+            "jobs": len(jobs),
+            "written": report.written,
+            "merged": report.merged,
+            "superseded": report.superseded,
+            "refused": report.refused,
+            "quarantined": report.quarantined,
+            "lag_ms_sum": round(sum(lags_ms)),
+        }
+        with contextlib.suppress(RedisError, OSError):
+            async with self._client.pipeline(transaction=False) as pipe:
+                for name, value in counts.items():
+                    if value:
+                        pipe.hincrby(LEARNING_STATS, name, int(value))
+                await pipe.execute()
+
+    async def learning_stats(self) -> tuple[dict[str, int], float | None]:
+        """The shared learning counters, and how long the oldest waiting job has waited (s)."""
+        try:
+            async with self._client.pipeline(transaction=False) as pipe:
+                pipe.hgetall(LEARNING_STATS)
+                pipe.xrange(STREAM, count=1)
+                raw, oldest = await pipe.execute()
+        except (RedisError, OSError) as exc:
+            raise StoreUnavailable(f"could not read the learning counters: {exc}") from exc
+        counts = {_text(k): int(v) for k, v in (raw or {}).items()}
+        waited = None
+        if oldest:
+            queued_ms = int(_text(oldest[0][0]).split("-")[0])
+            waited = max(0.0, time.time() - queued_ms / 1000)
+        return counts, waited
 
     async def lengths(self) -> tuple[int, int]:
         """Jobs waiting (or being worked on) and dead-lettered."""
@@ -528,7 +570,13 @@ def to_memory(job: ExtractionJob, decision: Decision, embedding_model: str) -> M
 _EXTRA_FIELDS = frozenset({"event", "outcome", "cause", "corrects_message_index", "lesson_from"})
 
 
-async def run_worker(queue: JobQueue, learner: Learner, stop: asyncio.Event, batch_size: int = 32) -> None:
+async def run_worker(
+    queue: JobQueue,
+    learner: Learner,
+    stop: asyncio.Event,
+    batch_size: int = 32,
+    tracing: Tracing | None = None,
+) -> None:
     """The worker loop. Returns when ``stop`` is set; survives store outages by backing off.
 
     A batch that fails is retried one job at a time, so one bad job cannot take good ones with it;
@@ -549,8 +597,12 @@ async def run_worker(queue: JobQueue, learner: Learner, stop: asyncio.Event, bat
             if not taken:
                 continue
             batch = await _readable(queue, taken)
+            jobs = [job for _, _, job in batch]
             try:
-                report = await learner.learn([job for _, _, job in batch])
+                with (tracing or Tracing()).learning(
+                    [j.traceparent for j in jobs if j.traceparent], len(jobs)
+                ):
+                    report = await learner.learn(jobs)
             except Exception as exc:  # some job of the batch is bad, or the code has a bug it meets
                 if not await _the_jobs_fault(queue, exc):
                     raise
@@ -564,6 +616,7 @@ async def run_worker(queue: JobQueue, learner: Learner, stop: asyncio.Event, bat
                     await _sleep_unless_stopped(stop, 0.2)
                 continue
             await queue.done([entry_id for entry_id, _, _ in batch])
+            await queue.count_learned(report, jobs)
             log.debug("learned from %d jobs: %s", len(batch), report)
         except asyncio.CancelledError:
             raise

@@ -51,12 +51,14 @@ def add_parser(commands: Any) -> None:
 
     def common(parser: argparse.ArgumentParser) -> None:
         parser.add_argument(
-            "--url", default=os.environ.get("MNEMO_URL", DEFAULT_URL), help="server (MNEMO_URL)"
+            "--url",
+            default=os.environ.get("MNEMO_URL", DEFAULT_URL),
+            help=f"the server [MNEMO_URL; default {DEFAULT_URL}]",
         )
         parser.add_argument(
             "--token",
             default=os.environ.get("MNEMO_TOKEN"),
-            help="Mnemo key, sent as X-Mnemo-Key (MNEMO_TOKEN)",
+            help="Mnemo key, sent as X-Mnemo-Key [MNEMO_TOKEN; default unset: local mode]",
         )
         parser.add_argument("--json", action="store_true", help="print JSON for scripts")
 

@@ -23,6 +23,7 @@ class Metrics:
     overhead_buckets: list[int] = field(default_factory=lambda: [0] * len(OVERHEAD_BUCKETS_MS))
     overhead_sum_ms: float = 0.0
     overhead_count: int = 0
+    secrets_cut: int = 0  # secrets cut from text queued for learning (a re-sent conversation counts again)
 
     def observe_request(
         self, api: str, status: str, recalled: int, forgotten: int, overhead_ms: float
@@ -36,8 +37,10 @@ class Metrics:
             if overhead_ms <= bound:
                 self.overhead_buckets[i] += 1
 
-    def render(self, gauges: Iterable[tuple[str, str, float]]) -> str:
-        """The exposition text; ``gauges`` are (name, help, value) read at scrape time."""
+    def render(
+        self, gauges: Iterable[tuple[str, str, float]], counters: Iterable[tuple[str, str, float]] = ()
+    ) -> str:
+        """The exposition text; ``gauges`` and ``counters`` are (name, help, value) read at scrape time."""
         lines = [
             "# HELP mnemo_requests_total Proxied model calls by API and X-Mnemo-Status.",
             "# TYPE mnemo_requests_total counter",
@@ -64,6 +67,16 @@ class Metrics:
             f"mnemo_overhead_seconds_sum {self.overhead_sum_ms / 1000:.6f}",
             f"mnemo_overhead_seconds_count {self.overhead_count}",
         ]
+        counters = [
+            *counters,
+            (
+                "mnemo_secrets_cut_total",
+                "Secrets cut from text queued for learning, by this process.",
+                self.secrets_cut,
+            ),
+        ]
+        for name, help_text, value in counters:
+            lines += [f"# HELP {name} {help_text}", f"# TYPE {name} counter", f"{name} {value:g}"]
         for name, help_text, value in gauges:
             lines += [f"# HELP {name} {help_text}", f"# TYPE {name} gauge", f"{name} {value:g}"]
         return "\n".join(lines) + "\n"

@@ -68,6 +68,7 @@ def server_config(app: Any, host: str, port: int, log_level: str = "info") -> uv
         host=host,
         port=port,
         log_level=log_level,
+        log_config=None,  # uvicorn's lines go through Mnemo's handler: one format, text or JSON
         access_log=False,
         lifespan="on",
         timeout_graceful_shutdown=5,

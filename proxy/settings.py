@@ -31,6 +31,9 @@ ENV_VARS: dict[str, str] = {
     "allowed_hosts": "MNEMO_ALLOWED_HOSTS",
     "held_jobs_max": "MNEMO_HELD_JOBS_MAX",
     "held_jobs_max_bytes": "MNEMO_HELD_JOBS_MAX_BYTES",
+    "log_level": "MNEMO_LOG_LEVEL",
+    "log_format": "MNEMO_LOG_FORMAT",
+    "log_prompts": "MNEMO_LOG_PROMPTS",
 }
 
 
@@ -81,6 +84,8 @@ class Settings:
     max_body_bytes: int = 32 * 1024 * 1024
     recall: RecallSettings = field(default_factory=RecallSettings)
     log_level: str = "info"
+    log_format: str = "text"  # or "json": one object a line
+    log_prompts: bool = False  # debug only: the latest user message in each request's log line
     # names besides loopback and the bound address a request's Host may carry (comma-separated in env)
     allowed_hosts: frozenset[str] = frozenset()
     # learning jobs held in memory while the store is away, written when it returns; past either
@@ -121,6 +126,14 @@ class Settings:
                     coerced[name] = kind(coerced[name])
                 except (TypeError, ValueError) as exc:
                     raise ConfigError(f"{name} must be a number, got {values[name]!r}") from exc
+        if isinstance(coerced.get("log_prompts"), str):
+            coerced["log_prompts"] = coerced["log_prompts"].strip().lower() in ("1", "true", "yes", "on")
+        if coerced.get("log_format", "text") not in ("text", "json"):
+            raise ConfigError(f"log_format must be text or json, got {values['log_format']!r}")
+        if str(coerced.get("log_level", "info")).lower() not in ("debug", "info", "warning", "error"):
+            raise ConfigError(f"log_level must be debug, info, warning or error, got {values['log_level']!r}")
+        if "log_level" in coerced:
+            coerced["log_level"] = str(coerced["log_level"]).lower()
         for name in ("data_dir", "policy_file"):
             if coerced.get(name) is not None:
                 coerced[name] = Path(coerced[name]).expanduser()

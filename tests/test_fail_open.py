@@ -11,25 +11,23 @@ import httpx
 import openai
 import pytest
 
-from proxy.memory.embedded import EmbeddedStore
 from proxy.settings import RecallSettings, Settings
-from tests.conftest import RunningMnemo, serve_mnemo
+from tests.conftest import RunningMnemo, serve_mnemo, store_for_test
 from tests.helpers import injected_block
+from tests.processes import Store
 from tests.upstream import UpstreamStub
 
 pytestmark = pytest.mark.integration
 
 
 @pytest.fixture
-def own_store(tmp_path: Path) -> Iterator[EmbeddedStore]:
-    store = EmbeddedStore(tmp_path / "store")
-    store.start()
-    yield store
-    store.stop()
+def own_store(tmp_path: Path) -> Iterator[Store]:
+    with store_for_test(tmp_path / "store") as store:
+        yield store
 
 
 @pytest.fixture
-def own_mnemo(own_store: EmbeddedStore, upstream: UpstreamStub, tmp_path: Path) -> Iterator[RunningMnemo]:
+def own_mnemo(own_store: Store, upstream: UpstreamStub, tmp_path: Path) -> Iterator[RunningMnemo]:
     settings = Settings(
         redis_url=own_store.url,
         upstream_url=upstream.url,
@@ -59,7 +57,7 @@ def _ask(mnemo: RunningMnemo, stream: bool = False) -> tuple[httpx.Response, byt
 
 
 def test_with_the_store_stopped_chat_still_works_and_says_degraded(
-    own_mnemo: RunningMnemo, own_store: EmbeddedStore, fresh_upstream: UpstreamStub
+    own_mnemo: RunningMnemo, own_store: Store, fresh_upstream: UpstreamStub
 ) -> None:
     api = openai.OpenAI(
         base_url=own_mnemo.openai_base,
@@ -87,7 +85,7 @@ def test_with_the_store_stopped_chat_still_works_and_says_degraded(
 
 
 def test_with_the_store_hung_chat_goes_through_within_the_recall_timeout(
-    own_mnemo: RunningMnemo, own_store: EmbeddedStore, fresh_upstream: UpstreamStub
+    own_mnemo: RunningMnemo, own_store: Store, fresh_upstream: UpstreamStub
 ) -> None:
     assert own_store.pid is not None
     os.kill(own_store.pid, signal.SIGSTOP)  # the store stops answering but keeps its connections

@@ -15,10 +15,10 @@ import openai
 import pytest
 import redis
 
-from proxy.memory.embedded import EmbeddedStore
 from proxy.settings import Settings
-from tests.conftest import RunningMnemo, serve_mnemo
+from tests.conftest import RunningMnemo, serve_mnemo, store_for_test
 from tests.helpers import injected_block
+from tests.processes import Store
 from tests.upstream import UpstreamStub
 
 pytestmark = pytest.mark.integration
@@ -41,15 +41,15 @@ def policy_file(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def own_store(tmp_path: Path) -> Iterator[EmbeddedStore]:
+def own_store(tmp_path: Path) -> Iterator[Store]:
     # Its own store: a worker of the session's server (default policy) must not take these jobs.
-    with EmbeddedStore(tmp_path / "store") as embedded:
+    with store_for_test(tmp_path / "store") as embedded:
         yield embedded
 
 
 @pytest.fixture
 def governed(
-    own_store: EmbeddedStore, upstream: UpstreamStub, policy_file: Path, tmp_path: Path
+    own_store: Store, upstream: UpstreamStub, policy_file: Path, tmp_path: Path
 ) -> Iterator[RunningMnemo]:
     store = own_store
     running = serve_mnemo(
@@ -67,7 +67,7 @@ def say(mnemo: RunningMnemo, project: str, text: str) -> None:
     ).chat.completions.create(model="m", messages=[{"role": "user", "content": text}])
 
 
-def raw_values(store: EmbeddedStore) -> list[bytes]:
+def raw_values(store: Store) -> list[bytes]:
     """Every value of every key in the raw store: hashes, streams, sets, strings."""
     client = redis.Redis.from_url(store.url)
     values: list[Any] = []
@@ -87,7 +87,7 @@ def raw_values(store: EmbeddedStore) -> list[bytes]:
 
 def test_a_short_ttl_removes_a_record_from_recall_listing_and_index(
     governed: RunningMnemo,
-    own_store: EmbeddedStore,
+    own_store: Store,
     fresh_upstream: UpstreamStub,
     unique: Callable[[str], str],
 ) -> None:
@@ -158,7 +158,7 @@ def test_a_bad_edit_while_serving_is_refused_and_the_old_policy_stays(
 )
 def test_secrets_are_never_stored_and_the_benign_part_is_learned(
     mnemo: RunningMnemo,
-    store: EmbeddedStore,
+    store: Store,
     fresh_upstream: UpstreamStub,
     unique: Callable[[str], str],
     secret: str,

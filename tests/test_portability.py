@@ -14,16 +14,16 @@ import httpx
 import pytest
 import redis
 
-from proxy.memory.embedded import EmbeddedStore
 from proxy.settings import Settings
-from tests.conftest import NDJSON, RunningMnemo, serve_mnemo
+from tests.conftest import NDJSON, RunningMnemo, serve_mnemo, store_for_test
 from tests.helpers import injected_block
+from tests.processes import Store
 from tests.upstream import UpstreamStub
 
 pytestmark = pytest.mark.integration
 
 
-def serve(store: EmbeddedStore, upstream: UpstreamStub, data: Path, **changes: Any) -> RunningMnemo:
+def serve(store: Store, upstream: UpstreamStub, data: Path, **changes: Any) -> RunningMnemo:
     return serve_mnemo(
         Settings(
             redis_url=store.url,
@@ -76,13 +76,13 @@ def raw_store_holds(url: str, needle: str) -> list[str]:
 
 
 @pytest.fixture
-def own_store(tmp_path: Path) -> Iterator[EmbeddedStore]:
-    with EmbeddedStore(tmp_path / "store") as embedded:
+def own_store(tmp_path: Path) -> Iterator[Store]:
+    with store_for_test(tmp_path / "store") as embedded:
         yield embedded
 
 
 def test_deleted_memory_leaves_no_trace_and_a_queued_job_cannot_bring_it_back(
-    own_store: EmbeddedStore, upstream: UpstreamStub, tmp_path: Path
+    own_store: Store, upstream: UpstreamStub, tmp_path: Path
 ) -> None:
     said = "We use quokkadb for caching."
     learner = serve(own_store, upstream, tmp_path / "a")
@@ -155,7 +155,7 @@ def _blocks(mnemo: RunningMnemo, upstream: UpstreamStub) -> list[str | None]:
 def test_export_then_import_into_a_fresh_store_recalls_the_same_records(
     upstream: UpstreamStub, fresh_upstream: UpstreamStub, tmp_path: Path
 ) -> None:
-    with EmbeddedStore(tmp_path / "one") as first_store:
+    with store_for_test(tmp_path / "one") as first_store:
         first = serve(first_store, upstream, tmp_path / "d1")
         for project, user, text in TEACH:
             chat(first, text, project, user)
@@ -170,7 +170,7 @@ def test_export_then_import_into_a_fresh_store_recalls_the_same_records(
     assert all("embedding" in json.loads(line) for line in with_vectors)
     assert sum(b is not None for b in before) == 3
 
-    with EmbeddedStore(tmp_path / "two") as second_store:
+    with store_for_test(tmp_path / "two") as second_store:
         second = serve(second_store, upstream, tmp_path / "d2", run_worker=False)
         body = ("\n".join(exported) + "\n").encode()
         report = httpx.post(f"{second.url}/mnemo/v1/import", content=body, headers=NDJSON, timeout=60).json()
@@ -184,7 +184,7 @@ def test_export_then_import_into_a_fresh_store_recalls_the_same_records(
         assert sorted(_export(second)) == sorted(exported)
         second.stop()
 
-    with EmbeddedStore(tmp_path / "three") as third_store:
+    with store_for_test(tmp_path / "three") as third_store:
         third = serve(third_store, upstream, tmp_path / "d3", run_worker=False)
         body = ("\n".join(with_vectors) + "\n").encode()
         report = httpx.post(f"{third.url}/mnemo/v1/import", content=body, headers=NDJSON, timeout=60).json()

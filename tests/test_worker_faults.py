@@ -24,13 +24,14 @@ from extractors import Candidate, ClauseExtractor, Turn
 from policies import Policy, PolicyHolder
 from proxy.errors import StoreUnavailable
 from proxy.jobs import DEAD_LETTERS, GROUP, MAX_ATTEMPTS, STREAM, ExtractionJob, JobQueue, Learner, run_worker
-from proxy.memory.embedded import EmbeddedStore
 from proxy.memory.embeddings import EmbeddingService, MiniLMOnnxEmbedder
 from proxy.memory.redis_store import RedisMemoryStore
 from proxy.memory.store import ListQuery
 from proxy.routes.memory_relay import LEARNING_HEAD_CHARS, LEARNING_TAIL_CHARS, learning_turns
 from proxy.scope import Scope
 from proxy.wire.openai_chat import OPENAI_CHAT
+from tests.conftest import store_for_test
+from tests.processes import Store
 
 POISON = "POISON-PILL"
 
@@ -89,8 +90,8 @@ class WorkerThread:
 
 
 @pytest.fixture(scope="module")
-def own_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedStore]:
-    with EmbeddedStore(tmp_path_factory.mktemp("faults")) as store:
+def own_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
+    with store_for_test(tmp_path_factory.mktemp("faults")) as store:
         yield store
 
 
@@ -150,7 +151,7 @@ def _deliveries(client: redis.Redis) -> int:
 # a bug the job meets, and the store refusing what the job writes while it still answers
 @pytest.mark.parametrize("error", [IndexError, StoreUnavailable])
 def test_one_poison_job_among_good_ones_is_dead_lettered_alone(
-    own_store: EmbeddedStore, extractor: ClauseExtractor, embedder: MiniLMOnnxEmbedder, error: type[Exception]
+    own_store: Store, extractor: ClauseExtractor, embedder: MiniLMOnnxEmbedder, error: type[Exception]
 ) -> None:
     client = redis.Redis.from_url(own_store.url)
     dead_before = client.xlen(DEAD_LETTERS)
@@ -174,7 +175,7 @@ def test_one_poison_job_among_good_ones_is_dead_lettered_alone(
 
 
 def test_the_delivery_count_survives_a_restart_of_the_worker(
-    own_store: EmbeddedStore, extractor: ClauseExtractor, embedder: MiniLMOnnxEmbedder
+    own_store: Store, extractor: ClauseExtractor, embedder: MiniLMOnnxEmbedder
 ) -> None:
     client = redis.Redis.from_url(own_store.url)
     dead_before = client.xlen(DEAD_LETTERS)
@@ -192,7 +193,7 @@ def test_the_delivery_count_survives_a_restart_of_the_worker(
 
 
 def test_an_unreadable_job_is_dead_lettered_at_once(
-    own_store: EmbeddedStore, extractor: ClauseExtractor, embedder: MiniLMOnnxEmbedder
+    own_store: Store, extractor: ClauseExtractor, embedder: MiniLMOnnxEmbedder
 ) -> None:
     client = redis.Redis.from_url(own_store.url)
     dead_before = client.xlen(DEAD_LETTERS)

@@ -65,11 +65,14 @@ async def readyz(services: NamedDependency[Services]) -> Response[Readiness]:
     security=NO_KEY,
 )
 async def metrics(services: NamedDependency[Services]) -> str:
-    """Prometheus text format: request counters of this process, store gauges read now."""
+    """Prometheus text format: counters of this process, and what the store holds, read now (the
+    learning counters live in the store, so they add up every worker's)."""
     gauges: list[tuple[str, str, float]] = []
+    counters: list[tuple[str, str, float]] = []
     try:
         waiting, dead = await services.queue.lengths()
         stored = await services.store.record_count()
+        learned, oldest_waiting_s = await services.queue.learning_stats()
     except StoreUnavailable:
         gauges.append(("mnemo_store_up", "Whether the memory store answered this scrape.", 0))
     else:
@@ -78,11 +81,34 @@ async def metrics(services: NamedDependency[Services]) -> str:
             ("mnemo_jobs_waiting", "Extraction jobs queued or being worked on.", waiting),
             ("mnemo_jobs_dead", "Extraction jobs that failed too often (dead letters).", dead),
             ("mnemo_memories_stored", "Records in the index, every version and status.", stored),
+            (
+                "mnemo_extraction_oldest_waiting_seconds",
+                "Age of the oldest job not yet learned.",
+                oldest_waiting_s or 0,
+            ),
+        ]
+        counters += [
+            (f"mnemo_facts_{metric}_total", help_text, learned.get(field, 0))
+            for field, (metric, help_text) in _LEARNED.items()
+        ]
+        counters += [
+            (
+                "mnemo_jobs_learned_total",
+                "Extraction jobs learned from, by every worker.",
+                learned.get("jobs", 0),
+            ),
+            (
+                "mnemo_extraction_lag_seconds_sum",
+                "Seconds from each exchange to its learning, summed (divide by mnemo_jobs_learned_total).",
+                learned.get("lag_ms_sum", 0) / 1000,
+            ),
         ]
     held = services.held
     gauges += [
         ("mnemo_jobs_held", "Learning jobs held in memory while the store is away.", len(held)),
         ("mnemo_jobs_held_bytes", "Bytes of the learning jobs held in memory.", held.held_bytes),
+    ]
+    counters += [
         (
             "mnemo_jobs_held_dropped_total",
             "Learning jobs dropped: the held-jobs bounds were reached.",
@@ -90,22 +116,34 @@ async def metrics(services: NamedDependency[Services]) -> str:
         ),
         (
             "mnemo_jobs_held_written_total",
-            "Held learning jobs written to the queue once the store was back.",
+            "Held learning jobs written once the store was back.",
             held.written,
         ),
     ]
     if services.embedded is not None:
         health = services.embedded.health()
-        gauges += [
+        counters.append(
             (
                 "mnemo_store_restarts_total",
                 "Times the embedded store was restarted after it died.",
                 health.restarts,
-            ),
+            )
+        )
+        gauges.append(
             (
                 "mnemo_store_last_restart_seconds",
                 "How long the last restart of the embedded store took.",
                 health.last_restart_s or 0.0,
-            ),
-        ]
-    return services.metrics.render(gauges)
+            )
+        )
+    return services.metrics.render(gauges, counters)
+
+
+# the worker's WriteReport field -> the metric's name and help, for every worker's facts
+_LEARNED = {
+    "written": ("learned", "Facts learned as new records or new versions."),
+    "merged": ("merged", "Facts that matched a record already kept (its evidence grows)."),
+    "superseded": ("superseded", "Older versions that a learned fact replaced."),
+    "refused": ("refused", "Facts the policy refused (secrets, rules from model output, out of scope)."),
+    "quarantined": ("quarantined", "Facts held for review instead of recall (dangerous rules)."),
+}

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import replace
+import logging
+from dataclasses import dataclass, replace
 from typing import Any
 
 from litestar import Request
@@ -24,6 +25,7 @@ from proxy.auth import authenticate
 from proxy.jobs import ExtractionJob
 from proxy.lifespan import Services
 from proxy.memory.model import utcnow
+from proxy.observability import RequestTrace, scope_digests
 from proxy.recall import Stopwatch, render_block
 from proxy.relay import (
     UpstreamRequest,
@@ -47,6 +49,8 @@ from proxy.routes.common import (
 from proxy.scope import Mode, Principal, Scope, derive_session_id, infer_project
 from proxy.wire.api import WireApi
 
+request_log = logging.getLogger("mnemo.requests")
+
 
 async def relay_with_memory(
     request: Request[object, object, State], services: Services, path_project: str | None, api: WireApi
@@ -58,20 +62,27 @@ async def relay_with_memory(
     raw = await request.body()
     body = api.parse(raw)
     mode = Mode.parse(request.headers.get("x-mnemo-mode"))
+    trace = services.tracing.request(request.headers, api.name)
 
     # 1. resolve scope: from the principal and request metadata, never from message text
-    session = api.client_session(request.headers, body) or derive_session_id(api.conversation_opening(body))
-    inferred = infer_project(api.agent_prompt(body)) if services.policy.infer_project_from_prompt else None
-    inputs = scope_inputs(request.headers, path_project, api.body_user(body), session, inferred)
-    scope = scope_for(principal, inputs)
-    mode = await mode_for(services, scope, mode)  # a paused or disabled scope narrows what may happen
+    with trace.step("mnemo.scope"):
+        session = api.client_session(request.headers, body) or derive_session_id(
+            api.conversation_opening(body)
+        )
+        inferred = (
+            infer_project(api.agent_prompt(body)) if services.policy.infer_project_from_prompt else None
+        )
+        inputs = scope_inputs(request.headers, path_project, api.body_user(body), session, inferred)
+        scope = scope_for(principal, inputs)
+        mode = await mode_for(services, scope, mode)  # a paused or disabled scope narrows what may happen
 
     # 2. forget what the user asks to forget, before anything is recalled
     latest = api.recall_text(body)
     forgotten = await forget_requested(services, principal, scope, latest, mode)
 
     # 3. recall, 4. inject: the client's own messages stay as they are; no memories, no change
-    outcome = await recall_for(services, principal, scope, latest, mode)
+    with trace.step("mnemo.recall"):
+        outcome = await recall_for(services, principal, scope, latest, mode)
     outbound = raw
     if outcome.memories:
         placement = services.policy.recall.placement
@@ -85,7 +96,10 @@ async def relay_with_memory(
         UpstreamRequest(
             method="POST",
             url=upstream_url(base, path, request.url.query or ""),
-            headers=upstream_headers(services.policy, request.headers, identity_encoding=True),
+            headers={
+                **upstream_headers(services.policy, request.headers, identity_encoding=True),
+                **trace.relay_started(),  # W3C traceparent of the relay span, when tracing
+            },
             content=outbound,
         ),
         services.settings.upstream_first_byte_timeout_s,
@@ -96,14 +110,16 @@ async def relay_with_memory(
         api.name, headers["x-mnemo-status"], len(outcome.memories), len(forgotten.deleted), overhead_ms
     )
     learn = mode.learns and upstream.status_code < 400
+    finished = _Finished(services, trace, api.name, scope, headers, upstream.status_code, clock, latest)
     if not api.is_streaming(body):
         content = await read_body(upstream, deadline)
         reply, model = api.reply_of(content)
         job = (
-            _job(api, services.policy, principal, request, body, scope, req_id, reply, model)
+            _job(api, services.policy, principal, request, body, scope, req_id, reply, model, trace)
             if learn
             else None
         )
+        finished(streamed=False)
         return Response(
             content=content,
             status_code=upstream.status_code,
@@ -116,10 +132,13 @@ async def relay_with_memory(
     assembler = api.assembler()
 
     def on_close(exhausted: bool) -> None:
+        finished(streamed=True, complete=exhausted or assembler.finished)
         if learn:
             # A reply cut short (either side closed early) is not learned from; what the user said is.
             reply = assembler.reply if exhausted or assembler.finished else ""
-            job = _job(api, services.policy, principal, request, body, scope, req_id, reply, assembler.model)
+            job = _job(
+                api, services.policy, principal, request, body, scope, req_id, reply, assembler.model, trace
+            )
             if job is not None:
                 services.spawn(services.enqueue(job))
 
@@ -141,6 +160,7 @@ def _job(
     req_id: str,
     reply: str,
     model: str | None,
+    trace: RequestTrace,
 ) -> ExtractionJob | None:
     turns, hashes = learning_turns(api, body, reply, policy)
     if not turns:
@@ -155,7 +175,41 @@ def _job(
         model=model or _str_or_none(body.get("model")),
         message_hashes=hashes,
         writable=tuple(sorted(principal.write)),
+        traceparent=trace.traceparent,
     )
+
+
+@dataclass(slots=True)
+class _Finished:
+    """The end of a relayed call: its log line (never prompt text unless asked) and its trace."""
+
+    services: Services
+    trace: RequestTrace
+    api: str
+    scope: Scope
+    headers: dict[str, str]
+    http_status: int
+    clock: Stopwatch
+    latest: str
+
+    def __call__(self, streamed: bool, complete: bool = True) -> None:
+        fields: dict[str, Any] = {
+            "request_id": self.headers["x-mnemo-request-id"],
+            "api": self.api,
+            "status": self.headers["x-mnemo-status"],
+            "http_status": self.http_status,
+            "recalled": int(self.headers["x-mnemo-recalled"]),
+            "forgotten": int(self.headers["x-mnemo-forgotten"]),
+            "overhead_ms": float(self.headers["x-mnemo-overhead-ms"]),
+            "total_ms": round(self.clock.ms(), 2),
+            "streamed": streamed,
+            "complete": complete,
+            **scope_digests(self.scope),
+        }
+        if self.services.settings.log_prompts:
+            fields["prompt"] = self.latest[:2000]
+        request_log.info("relayed %s", self.api, extra=fields)
+        self.trace.end(fields)
 
 
 def learning_turns(
