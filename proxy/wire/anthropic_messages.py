@@ -10,10 +10,8 @@ from typing import Any
 
 from extractors import Turn, clean_text
 from proxy.errors import BadRequest
-from proxy.settings import Settings
-from proxy.wire.api import earlier_user_turns
+from proxy.wire.api import WireApi, anthropic_base, count_messages, earlier_user_turns, stream_flag
 from proxy.wire.common import item_hashes, json_object
-from proxy.wire.errors import ApiShape
 from proxy.wire.sse import SSEParser
 
 
@@ -204,36 +202,24 @@ class MessagesStreamAssembler:
         return "".join(b.text for _, b in sorted(self.blocks.items()) if b.type == "text")
 
 
-class AnthropicMessages:
-    """The ``WireApi`` of Anthropic Messages."""
-
-    name = "anthropic.messages"
-    shape: ApiShape = "anthropic"
-
-    def upstream(self, settings: Settings) -> tuple[str, str]:
-        return settings.anthropic_upstream_url, "v1/messages"
-
-    parse = staticmethod(parse_request)
-    latest_user_turns = staticmethod(latest_user_turns)
-    previous_reply = staticmethod(previous_reply)
-    earlier_user_turns = staticmethod(earlier_turns)
-    recall_text = staticmethod(recall_text)
-    agent_prompt = staticmethod(system_text)
-    conversation_opening = staticmethod(conversation_opening)
-    inject = staticmethod(inject)
-    body_user = staticmethod(body_user)
-    client_session = staticmethod(client_session)
-    message_hashes = staticmethod(message_hashes)
-    reply_of = staticmethod(reply_of)
-
-    def is_streaming(self, body: dict[str, Any]) -> bool:
-        return body.get("stream") is True
-
-    def assembler(self) -> MessagesStreamAssembler:
-        return MessagesStreamAssembler()
-
-    def message_count(self, body: dict[str, Any]) -> int:
-        return len(body["messages"])
-
-
-ANTHROPIC_MESSAGES = AnthropicMessages()
+ANTHROPIC_MESSAGES = WireApi(
+    name="anthropic.messages",
+    shape="anthropic",
+    base_url=anthropic_base,
+    path="v1/messages",
+    parse=parse_request,
+    latest_user_turns=latest_user_turns,
+    previous_reply=previous_reply,
+    earlier_user_turns=earlier_turns,
+    recall_text=recall_text,
+    agent_prompt=system_text,
+    conversation_opening=conversation_opening,
+    body_user=body_user,
+    client_session=client_session,
+    inject=inject,
+    is_streaming=stream_flag,
+    assembler=MessagesStreamAssembler,
+    reply_of=reply_of,
+    message_count=count_messages,
+    message_hashes=message_hashes,
+)

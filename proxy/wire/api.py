@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from extractors import Turn
@@ -22,50 +23,56 @@ class StreamAssembler(Protocol):
     def reply(self) -> str: ...
 
 
-class WireApi(Protocol):
+Body = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class WireApi:
+    """One LLM API as the memory relay sees it: its name, its error shape, where the provider
+    serves it, and the functions that read and change its bodies. One instance per API
+    (``OPENAI_CHAT``, ``OPENAI_RESPONSES``, ``ANTHROPIC_MESSAGES``)."""
+
     name: str  # recorded on each job: "openai.chat", "anthropic.messages"
     shape: ApiShape  # errors go out in this API's own shape
+    base_url: Callable[[Settings], str]  # the provider's base URL, from the settings
+    path: str  # the endpoint under it
+    parse: Callable[[bytes], Body]
+    latest_user_turns: Callable[[Body], list[Turn]]
+    previous_reply: Callable[[Body, int], Turn | None]
+    # The user's own messages earlier in the conversation (role ``earlier``): read only to know what
+    # a correction ("sorry, I meant Utrecht") corrects.
+    earlier_user_turns: Callable[[Body, int], list[Turn]]
+    recall_text: Callable[[Body], str]
+    agent_prompt: Callable[[Body], str]
+    conversation_opening: Callable[[Body], str]
+    body_user: Callable[[Body], str | None]
+    client_session: Callable[[Mapping[str, str], Body], str | None]  # a session id the client sends
+    inject: Callable[[Body, str, str], Body]
+    is_streaming: Callable[[Body], bool]
+    assembler: Callable[[], StreamAssembler]
+    reply_of: Callable[[bytes], tuple[str, str | None]]  # text and model of a non-streamed reply
+    message_count: Callable[[Body], int]
+    message_hashes: Callable[[Body, list[int]], dict[int, str]]
 
     def upstream(self, settings: Settings) -> tuple[str, str]:
         """(base URL, path) of the provider endpoint."""
-        ...
+        return self.base_url(settings), self.path
 
-    def parse(self, raw: bytes) -> dict[str, Any]: ...
 
-    def latest_user_turns(self, body: dict[str, Any]) -> list[Turn]: ...
+def openai_base(settings: Settings) -> str:
+    return settings.upstream_url
 
-    def previous_reply(self, body: dict[str, Any], first_new_index: int) -> Turn | None: ...
 
-    def earlier_user_turns(self, body: dict[str, Any], before: int) -> list[Turn]:
-        """The user's own messages earlier in the conversation (role ``earlier``): read only to know
-        what a correction ("sorry, I meant Utrecht") corrects."""
-        ...
+def anthropic_base(settings: Settings) -> str:
+    return settings.anthropic_upstream_url
 
-    def recall_text(self, body: dict[str, Any]) -> str: ...
 
-    def agent_prompt(self, body: dict[str, Any]) -> str: ...
+def stream_flag(body: Body) -> bool:
+    return body.get("stream") is True
 
-    def conversation_opening(self, body: dict[str, Any]) -> str: ...
 
-    def body_user(self, body: dict[str, Any]) -> str | None: ...
-
-    def client_session(self, headers: Mapping[str, str], body: dict[str, Any]) -> str | None:
-        """A session id the client itself sends (Claude Code, Codex), if any."""
-        ...
-
-    def inject(self, body: dict[str, Any], block: str, placement: str) -> dict[str, Any]: ...
-
-    def is_streaming(self, body: dict[str, Any]) -> bool: ...
-
-    def assembler(self) -> StreamAssembler: ...
-
-    def reply_of(self, raw: bytes) -> tuple[str, str | None]:
-        """Text and model of a non-streamed reply."""
-        ...
-
-    def message_count(self, body: dict[str, Any]) -> int: ...
-
-    def message_hashes(self, body: dict[str, Any], indexes: list[int]) -> dict[int, str]: ...
+def count_messages(body: Body) -> int:
+    return len(body["messages"])
 
 
 EARLIER_TURNS = 3

@@ -10,10 +10,8 @@ from typing import Any
 
 from extractors import Turn, clean_text
 from proxy.errors import BadRequest
-from proxy.settings import Settings
-from proxy.wire.api import earlier_user_turns
+from proxy.wire.api import WireApi, count_messages, earlier_user_turns, openai_base
 from proxy.wire.common import item_hashes, json_object
-from proxy.wire.errors import ApiShape
 from proxy.wire.sse import SSEParser
 
 _LEADING_ROLES = ("system", "developer")
@@ -187,39 +185,33 @@ def reply_from_completion(raw: bytes) -> tuple[str, str | None]:
         return "", None
 
 
-class OpenAIChat:
-    """The ``WireApi`` of OpenAI Chat Completions."""
-
-    name = "openai.chat"
-    shape: ApiShape = "openai"
-
-    def upstream(self, settings: Settings) -> tuple[str, str]:
-        return settings.upstream_url, "chat/completions"
-
-    parse = staticmethod(parse_request)
-    latest_user_turns = staticmethod(latest_user_turns)
-    previous_reply = staticmethod(previous_reply)
-    earlier_user_turns = staticmethod(earlier_turns)
-    recall_text = staticmethod(recall_text)
-    agent_prompt = staticmethod(agent_prompt)
-    conversation_opening = staticmethod(conversation_opening)
-    inject = staticmethod(inject)
-    is_streaming = staticmethod(is_streaming)
-    message_hashes = staticmethod(message_hashes)
-    reply_of = staticmethod(reply_from_completion)
-
-    def body_user(self, body: dict[str, Any]) -> str | None:
-        user = body.get("user")
-        return user if isinstance(user, str) else None
-
-    def client_session(self, headers: Mapping[str, str], body: dict[str, Any]) -> str | None:
-        return None
-
-    def assembler(self) -> ChatStreamAssembler:
-        return ChatStreamAssembler()
-
-    def message_count(self, body: dict[str, Any]) -> int:
-        return len(body["messages"])
+def body_user(body: dict[str, Any]) -> str | None:
+    user = body.get("user")
+    return user if isinstance(user, str) else None
 
 
-OPENAI_CHAT = OpenAIChat()
+def no_client_session(headers: Mapping[str, str], body: dict[str, Any]) -> str | None:
+    return None  # Chat Completions clients send none of their own
+
+
+OPENAI_CHAT = WireApi(
+    name="openai.chat",
+    shape="openai",
+    base_url=openai_base,
+    path="chat/completions",
+    parse=parse_request,
+    latest_user_turns=latest_user_turns,
+    previous_reply=previous_reply,
+    earlier_user_turns=earlier_turns,
+    recall_text=recall_text,
+    agent_prompt=agent_prompt,
+    conversation_opening=conversation_opening,
+    body_user=body_user,
+    client_session=no_client_session,
+    inject=inject,
+    is_streaming=is_streaming,
+    assembler=ChatStreamAssembler,
+    reply_of=reply_from_completion,
+    message_count=count_messages,
+    message_hashes=message_hashes,
+)

@@ -10,10 +10,8 @@ from typing import Any
 
 from extractors import Turn, clean_text
 from proxy.errors import BadRequest
-from proxy.settings import Settings
-from proxy.wire.api import earlier_user_turns
+from proxy.wire.api import WireApi, earlier_user_turns, openai_base, stream_flag
 from proxy.wire.common import item_hashes, json_object
-from proxy.wire.errors import ApiShape
 from proxy.wire.sse import SSEParser
 
 _LEADING_ROLES = ("system", "developer")
@@ -197,36 +195,28 @@ class ResponsesStreamAssembler:
         return self.final_text if self.final_text is not None else "".join(self.text)
 
 
-class OpenAIResponses:
-    """The ``WireApi`` of OpenAI Responses."""
-
-    name = "openai.responses"
-    shape: ApiShape = "openai"
-
-    def upstream(self, settings: Settings) -> tuple[str, str]:
-        return settings.upstream_url, "responses"
-
-    parse = staticmethod(parse_request)
-    latest_user_turns = staticmethod(latest_user_turns)
-    previous_reply = staticmethod(previous_reply)
-    earlier_user_turns = staticmethod(earlier_turns)
-    recall_text = staticmethod(recall_text)
-    agent_prompt = staticmethod(agent_prompt)
-    conversation_opening = staticmethod(conversation_opening)
-    inject = staticmethod(inject)
-    body_user = staticmethod(body_user)
-    client_session = staticmethod(client_session)
-    message_hashes = staticmethod(message_hashes)
-    reply_of = staticmethod(reply_of)
-
-    def is_streaming(self, body: dict[str, Any]) -> bool:
-        return body.get("stream") is True
-
-    def assembler(self) -> ResponsesStreamAssembler:
-        return ResponsesStreamAssembler()
-
-    def message_count(self, body: dict[str, Any]) -> int:
-        return len(items(body))
+def message_count(body: dict[str, Any]) -> int:
+    return len(items(body))
 
 
-OPENAI_RESPONSES = OpenAIResponses()
+OPENAI_RESPONSES = WireApi(
+    name="openai.responses",
+    shape="openai",
+    base_url=openai_base,
+    path="responses",
+    parse=parse_request,
+    latest_user_turns=latest_user_turns,
+    previous_reply=previous_reply,
+    earlier_user_turns=earlier_turns,
+    recall_text=recall_text,
+    agent_prompt=agent_prompt,
+    conversation_opening=conversation_opening,
+    body_user=body_user,
+    client_session=client_session,
+    inject=inject,
+    is_streaming=stream_flag,
+    assembler=ResponsesStreamAssembler,
+    reply_of=reply_of,
+    message_count=message_count,
+    message_hashes=message_hashes,
+)
