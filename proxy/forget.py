@@ -29,6 +29,13 @@ class JobPurger(Protocol):
     async def purge(self, fragments: list[str]) -> int: ...
 
 
+class ErasureBroadcast(Protocol):
+    """Tells the other processes what was deleted, so they drop their own caches of it
+    (``proxy.memory.erasure_bus.ErasureBus``)."""
+
+    async def publish(self, fragments: list[str]) -> None: ...
+
+
 MIN_FRAGMENT_CHARS = 6  # shorter quotes would purge unrelated exchanges
 
 
@@ -76,8 +83,8 @@ class DeletionReceipt:
 class Eraser:
     """Deletes records everywhere they were derived into (DESIGN §2): the record with its vector and
     index entry, its links in the history chain, the behaviour signals that would infer it again
-    (all in ``MemoryStore.delete``), extraction jobs still holding its words, and this process's
-    cache of query vectors."""
+    (all in ``MemoryStore.delete``), extraction jobs still holding its words, and the cache of query
+    vectors: this process's here, every other process's through the erasure broadcast."""
 
     def __init__(
         self,
@@ -85,11 +92,13 @@ class Eraser:
         queue: JobPurger,
         embeddings: EmbeddingService,
         disk: DiskErasure | None = None,
+        broadcast: ErasureBroadcast | None = None,
     ) -> None:
         self.store = store
         self._queue = queue
         self._embeddings = embeddings
         self._disk = disk
+        self._broadcast = broadcast
 
     async def erase(self, memories: list[Memory], actor: str, reason: str) -> DeletionReceipt:
         deleted: list[str] = []
@@ -104,6 +113,8 @@ class Eraser:
             fragments += [t for t in (current.text, current.source.span) if len(t) >= MIN_FRAGMENT_CHARS]
         purged = await self._queue.purge(fragments) if fragments else 0
         dropped = self._embeddings.forget(fragments) if fragments else 0
+        if fragments and self._broadcast is not None:
+            await self._broadcast.publish(fragments)  # the other processes' caches
         ticket = self._disk.request() if deleted and self._disk is not None else 0
         return DeletionReceipt(
             ids=deleted, jobs_purged=purged, cached_queries_dropped=dropped, at=utcnow(), ticket=ticket

@@ -16,15 +16,18 @@ from litestar import Litestar
 from extractors import Extractor, build_extractor
 from extractors.vocabulary import Vocabulary, load_vocabulary
 from policies import Policy, PolicyHolder
+from policies.secrets import REDACTED
 from proxy.errors import StoreUnavailable
 from proxy.forget import Eraser
 from proxy.held_jobs import HeldJobs, QueueAndHeld, enqueue_or_hold, flush, keep_flushing, spill, take_spilled
 from proxy.jobs import ExtractionJob, JobQueue, Learner, run_worker
 from proxy.memory.embeddings import Embedder, EmbeddingService, build_embedder
 from proxy.memory.erasure import DiskErasure
+from proxy.memory.erasure_bus import ErasureBus
 from proxy.memory.redis_store import RedisMemoryStore
 from proxy.memory.supervisor import StoreSupervisor
 from proxy.metrics import Metrics
+from proxy.observability import Tracing
 from proxy.settings import RecallSettings, Settings
 
 log = logging.getLogger("mnemo")
@@ -45,7 +48,9 @@ class Services:
     policies: PolicyHolder
     vocabulary: Vocabulary  # products and their slots, for reading "forget that we use yarn"
     disk: DiskErasure | None = None  # rewrites the store's files after deletions
+    erasures: ErasureBus | None = None  # tells the other processes what was deleted
     embedded: StoreSupervisor | None = None  # the embedded store's keeper, when Mnemo runs one
+    tracing: Tracing = field(default_factory=Tracing)  # OpenTelemetry, when OTEL_* asks for it
     metrics: Metrics = field(default_factory=Metrics)
     store_ready: bool = False
     _last_open_attempt: float = field(default=0.0)
@@ -67,7 +72,9 @@ class Services:
 
     @property
     def eraser(self) -> Eraser:
-        return Eraser(self.store, QueueAndHeld(self.queue, self.held), self.embeddings, self.disk)
+        return Eraser(
+            self.store, QueueAndHeld(self.queue, self.held), self.embeddings, self.disk, self.erasures
+        )
 
     def upstream_deadline(self) -> float:
         """Event-loop time by which an upstream answer must be complete."""
@@ -105,6 +112,7 @@ class Services:
     async def enqueue(self, job: ExtractionJob) -> None:
         """Queue learning for after the reply, or hold it while the store is away; a failure here
         never reaches the user's call."""
+        self.metrics.secrets_cut += sum(turn.text.count(REDACTED) for turn in job.turns)
         await enqueue_or_hold(self.queue, self.held, job)
 
 
@@ -142,6 +150,8 @@ async def services_lifespan(app: Litestar) -> AsyncIterator[None]:
     if models is None:
         models = await asyncio.to_thread(load_models, settings)
     async with AsyncExitStack() as stack:
+        tracing = Tracing.from_env("mnemo")
+        stack.callback(tracing.shutdown)
         http = upstream_client(settings)
         stack.push_async_callback(http.aclose)
         embeddings = EmbeddingService(models.embedder)
@@ -160,6 +170,10 @@ async def services_lifespan(app: Litestar) -> AsyncIterator[None]:
         stack.push_async_callback(disk.close)
         rewriter = asyncio.create_task(disk.run(), name="mnemo-disk-erasure")
         stack.push_async_callback(_cancel, rewriter)
+        erasures = ErasureBus(settings.redis_url, settings.store_timeout_s)
+        stack.push_async_callback(erasures.close)
+        listener = asyncio.create_task(erasures.listen(embeddings, held), name="mnemo-erasure-bus")
+        stack.push_async_callback(_cancel, listener)
         services = Services(
             settings=settings,
             http=http,
@@ -170,13 +184,17 @@ async def services_lifespan(app: Litestar) -> AsyncIterator[None]:
             policies=PolicyHolder.from_file(settings.policy_file),
             vocabulary=load_vocabulary(),
             disk=disk,
+            erasures=erasures,
             embedded=app.state.get("embedded"),
+            tracing=tracing,
         )
         await services.ensure_store()  # a store that is down now is retried later; a model mismatch is fatal
         if models.extractor is not None:
             learner = Learner(models.extractor, embeddings, store, services.policies)
             stop = asyncio.Event()
-            worker = asyncio.create_task(run_worker(queue, learner, stop), name="mnemo-worker")
+            worker = asyncio.create_task(
+                run_worker(queue, learner, stop, tracing=tracing), name="mnemo-worker"
+            )
             stack.push_async_callback(_stop_worker, stop, worker)
         if settings.policy_file is not None:
             reloader = asyncio.create_task(_watch_policy(services.policies), name="mnemo-policy-reload")

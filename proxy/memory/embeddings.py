@@ -138,6 +138,10 @@ def _normalise(vectors: npt.NDArray[np.floating]) -> Vectors:
     return normalised
 
 
+def _holds_any(folded: str, needles: list[str]) -> bool:
+    return any(n in folded for n in needles)
+
+
 def build_embedder(url: str | None, model: str | None, api_key: str | None) -> Embedder:
     if url is None:
         return MiniLMOnnxEmbedder()
@@ -203,10 +207,20 @@ class EmbeddingService:
         """Drop cached query vectors whose text contains any of ``fragments`` (a deletion reaches
         this process's cache of retrieval inputs too)."""
         needles = [f.casefold() for f in fragments if f.strip()]
-        doomed = [text for text in self._cache if any(n in text.casefold() for n in needles)]
+        doomed = [text for text in self._cache if _holds_any(text.casefold(), needles)]
         for text in doomed:
             del self._cache[text]
         return len(doomed)
+
+    def holds(self, text: str) -> bool:
+        """Whether the vector of this exact query text is cached."""
+        return text in self._cache
+
+    def clear(self) -> int:
+        """Drop every cached query vector (a process that may have missed an erasure); how many."""
+        dropped = len(self._cache)
+        self._cache.clear()
+        return dropped
 
     def _remember(self, text: str, vector: Vectors) -> None:
         self._cache[text] = vector
