@@ -14,6 +14,7 @@ from typing import Any
 
 from bench.common import ROOT, cpu_seconds, report, table
 from bench.natural import end_to_end, learn_cases
+from core.scope import Scope
 from extractors import Candidate, Extractor, Turn, build_extractor
 from extractors.evaluation import load_labeled, score
 from extractors.natural import CATEGORIES, CategoryScore, load_natural, score_natural
@@ -22,11 +23,15 @@ from proxy.jobs import ExtractionJob, Learner
 from proxy.memory.embedded import EmbeddedStore
 from proxy.memory.embeddings import EmbeddingService, MiniLMOnnxEmbedder
 from proxy.memory.redis_store import RedisMemoryStore
-from proxy.scope import Scope
 
 LABELED = ROOT / "tests" / "data" / "extraction_labeled.jsonl"
 # The development set (tuned on) and the held-back set (scored, never tuned on).
-NATURAL_SETS = ("natural_phrasing.jsonl", "natural_phrasing_holdout.jsonl", "natural_phrasing_holdout2.jsonl")
+NATURAL_SETS = (
+    "natural_phrasing.jsonl",
+    "natural_phrasing_holdout.jsonl",
+    "natural_phrasing_holdout2.jsonl",
+    "natural_phrasing_holdout3.jsonl",
+)
 BATCH = 32
 
 

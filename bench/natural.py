@@ -23,12 +23,12 @@ from typing import Any
 import httpx
 import redis
 
+from core.scope import Scope, level_of
 from extractors import Candidate, Extractor, Turn
 from extractors.natural import NaturalCase, StoredRecord, contains
 from policies import DEFAULT_POLICY, decide
 from proxy.jobs import STREAM
 from proxy.routes.memory_relay import learning_turns
-from proxy.scope import Scope, level_of
 from proxy.wire.openai_chat import OPENAI_CHAT
 
 BENCH_SCOPE = Scope("local", project="bench-proj", user="bench-user")

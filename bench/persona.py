@@ -19,11 +19,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bench.common import ROOT, report, table
+from core.scope import Scope
 from extractors import Extractor, Turn, build_extractor
 from extractors.natural import contains
 from policies import DEFAULT_POLICY, decide
 from proxy.routes.memory_relay import learning_turns
-from proxy.scope import Scope
 from proxy.wire.openai_chat import OPENAI_CHAT
 
 SETS = ("persona_chat.jsonl", "persona_chat_holdout.jsonl")

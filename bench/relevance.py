@@ -24,15 +24,15 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import ROOT, report, table
+from core.model import Evidence, Kind, Memory, Source, new_id, utcnow
+from core.scope import Scope
 from extractors import Extractor, Turn, build_extractor
 from extractors.vocabulary import Vocabulary, load_vocabulary
 from policies import DEFAULT_POLICY
 from proxy.memory.embedded import EmbeddedStore
 from proxy.memory.embeddings import EmbeddingService, MiniLMOnnxEmbedder
-from proxy.memory.model import Evidence, Kind, Memory, Source, new_id, utcnow
 from proxy.memory.redis_store import RedisMemoryStore
 from proxy.recall import recall, relevant
-from proxy.scope import Scope
 from proxy.settings import RecallSettings
 
 SETS = ("recall_relevance.jsonl", "recall_relevance_holdout.jsonl")

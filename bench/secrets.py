@@ -23,12 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import ROOT, report, table
+from core.scope import Scope
 from extractors import build_extractor
 from policies import DEFAULT_POLICY, decide
 from policies.secrets import SecretScanner, secret_matcher, shipped_kinds
 from proxy.jobs import ExtractionJob
 from proxy.routes.memory_relay import learning_turns
-from proxy.scope import Scope
 from proxy.wire.openai_chat import OPENAI_CHAT
 
 DATA = ROOT / "tests" / "data"

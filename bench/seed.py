@@ -8,11 +8,11 @@ import random
 
 import numpy as np
 
+from core.model import Memory
+from core.scope import Scope
 from proxy.memory.embeddings import Embedder
-from proxy.memory.model import Memory
 from proxy.memory.redis_schema import hash_row
 from proxy.memory.redis_store import RedisMemoryStore
-from proxy.scope import Scope
 from tests.helpers import memory_record
 
 BENCH_SCOPE = Scope(org="local", project="bench-proj", user="bench-user")

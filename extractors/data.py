@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 import msgspec
 
-from proxy.errors import ConfigError
+from core.errors import ConfigError
 
 T = TypeVar("T")
 

@@ -16,9 +16,9 @@ from typing import Any, Literal
 
 import msgspec
 
+from core.errors import ConfigError
 from extractors.data import load
 from extractors.lexicon import Lexicon
-from proxy.errors import ConfigError
 
 Token = Any
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import msgspec
 
+from core.errors import ConfigError
 from extractors.data import load
-from proxy.errors import ConfigError
 
 CLASSES = frozenset(
     {

@@ -9,11 +9,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from core.errors import ConfigError
 from extractors.base import Turn
 from extractors.data import read_jsonl
 from extractors.render import SUBJECT_MARK
 from extractors.text import MEMORY_BLOCK
-from proxy.errors import ConfigError
 
 _QUOTE_LINE = re.compile(r"^\s*>.*$", re.MULTILINE)
 

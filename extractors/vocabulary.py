@@ -19,8 +19,8 @@ from typing import Any
 
 import msgspec
 
+from core.errors import ConfigError
 from extractors.data import load
-from proxy.errors import ConfigError
 
 VERSION = re.compile(r"^v?\d+(?:\.\d+|\.x)*(?:[a-z]{0,3}\d*)?$|^\d+(?:\.\d+)*\+$", re.IGNORECASE)
 # Days and months, never a product ("on Tuesday", "since March"), and meeting words.

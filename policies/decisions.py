@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from importlib import resources
 
+from core.model import Evidence, Memory
+from core.scope import DEFAULT_USER, SCOPE_LEVELS, Scope, level_of, scope_tag
 from extractors import SUBJECT_MARK, Candidate
 from policies.model import Policy
 from policies.secrets import REDACTED, contains_secret, secret_matcher
-from proxy.memory.model import Evidence, Memory
-from proxy.scope import DEFAULT_USER, SCOPE_LEVELS, Scope, level_of, scope_tag
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,8 +7,8 @@ import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 
-from proxy.memory.model import Evidence, Kind
-from proxy.scope import SCOPE_LEVELS
+from core.model import Evidence, Kind
+from core.scope import SCOPE_LEVELS
 
 LEVELS = SCOPE_LEVELS
 KINDS = tuple(kind.value for kind in Kind)

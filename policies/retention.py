@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from core.model import Evidence, Memory, Status
 from policies.model import Policy, TtlRule
-from proxy.memory.model import Evidence, Memory, Status
 
 
 def _level(memory: Memory) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from proxy.errors import ConfigError
+from core.errors import ConfigError
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d|w)\s*$")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}

@@ -1,7 +1,7 @@
 """Mnemo: a portable memory layer for AI agents, delivered as an OpenAI-compatible proxy.
 
 Public surface: ``create_app(settings)`` assembles the ASGI app from ``Settings``.
-Imported lazily so that ``proxy.scope`` and friends load without the whole app.
+Imported lazily so that the CLI and the worker load without the whole app.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from litestar.di import Provide
 from litestar.exceptions import HTTPException
 from litestar.middleware import DefineMiddleware
 
-from proxy.errors import BadRequest, StoreError
+from core.errors import BadRequest, StoreError
 from proxy.guard import HostGuard
 from proxy.lifespan import Models, services_lifespan
 from proxy.memory.supervisor import StoreSupervisor

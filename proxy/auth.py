@@ -7,9 +7,9 @@ import hashlib
 import hmac
 from collections.abc import Mapping
 
+from core.errors import BadRequest
+from core.scope import LOCAL_PRINCIPAL, Principal
 from policies.model import Policy
-from proxy.errors import BadRequest
-from proxy.scope import LOCAL_PRINCIPAL, Principal
 
 
 class Unauthorized(BadRequest):

@@ -17,8 +17,8 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
 
+from core.errors import ConfigError, MnemoError
 from proxy import memories_cli
-from proxy.errors import ConfigError, MnemoError
 from proxy.memories_cli import DEFAULT_URL
 from proxy.observability import configure_logging
 from proxy.settings import ENV_VARS, Settings

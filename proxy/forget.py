@@ -10,14 +10,14 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Protocol
 
+from core.errors import StoreError
+from core.model import Memory, utcnow
+from core.scope import SCOPE_LEVELS, Scope
 from extractors.vocabulary import Vocabulary, slots_in
-from proxy.errors import StoreError
 from proxy.memory.embeddings import EmbeddingService
 from proxy.memory.erasure import DiskErasure, DiskState
-from proxy.memory.model import Memory, utcnow
 from proxy.memory.ranking import STOPWORDS
 from proxy.memory.store import ListQuery, MemoryStore
-from proxy.scope import SCOPE_LEVELS, Scope
 
 log = logging.getLogger("mnemo.forget")
 

@@ -18,7 +18,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from proxy.errors import StoreError
+from core.errors import StoreError
 from proxy.jobs import ExtractionJob, JobQueue, mentions_any
 
 log = logging.getLogger("mnemo")

@@ -21,6 +21,9 @@ from typing import Any
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError, ResponseError
 
+from core.errors import EmbeddingError, MnemoError, StoreUnavailable
+from core.model import Evidence, Kind, Memory, Source, Status, new_id, slot_key, utcnow
+from core.scope import SCOPE_LEVELS, Scope, level_of
 from extractors import SUBJECT_MARK, Candidate, Extractor, Turn
 from extractors.signals import detect_signals, load_signal_patterns
 from policies import (
@@ -35,12 +38,9 @@ from policies import (
     subject_label,
     write_scope,
 )
-from proxy.errors import EmbeddingError, MnemoError, StoreUnavailable
 from proxy.memory.embeddings import EmbeddingService, Vectors
-from proxy.memory.model import Evidence, Kind, Memory, Source, Status, new_id, slot_key, utcnow
 from proxy.memory.store import ListQuery, MemoryStore
 from proxy.observability import Tracing
-from proxy.scope import SCOPE_LEVELS, Scope, level_of
 
 log = logging.getLogger("mnemo.jobs")
 

@@ -13,11 +13,11 @@ from dataclasses import dataclass, field, replace
 import httpx
 from litestar import Litestar
 
+from core.errors import StoreUnavailable
 from extractors import Extractor, build_extractor
 from extractors.vocabulary import Vocabulary, load_vocabulary
 from policies import Policy, PolicyHolder
 from policies.secrets import REDACTED
-from proxy.errors import StoreUnavailable
 from proxy.forget import Eraser
 from proxy.held_jobs import HeldJobs, QueueAndHeld, enqueue_or_hold, flush, keep_flushing, spill, take_spilled
 from proxy.jobs import ExtractionJob, JobQueue, Learner, run_worker

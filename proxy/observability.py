@@ -22,7 +22,7 @@ from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from proxy.scope import Scope
+from core.scope import Scope
 
 LOG_FORMAT_TEXT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 # what every record has (and what formatting adds to it): the rest are the fields a call passed

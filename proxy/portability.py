@@ -24,12 +24,12 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from core.model import SCHEMA_VERSION, Evidence, Kind, Memory, Source, Status, slot_key, utcnow
+from core.scope import MAX_SCOPE_VALUE_CHARS, Principal, Scope
 from policies import fingerprint
 from policies.secrets import SecretScanner, contains_secret
 from proxy.memory.embeddings import EmbeddingService, Vectors
-from proxy.memory.model import SCHEMA_VERSION, Evidence, Kind, Memory, Source, Status, slot_key, utcnow
 from proxy.memory.store import ListQuery, MemoryStore
-from proxy.scope import MAX_SCOPE_VALUE_CHARS, Principal, Scope
 
 EXPORT_PAGE = 500
 IMPORT_BATCH = 256

@@ -8,12 +8,12 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from core.errors import EmbeddingError, StoreError
+from core.scope import SCOPE_LEVELS, Scope
 from extractors.vocabulary import category_of_key
-from proxy.errors import EmbeddingError, StoreError
 from proxy.memory.embeddings import EmbeddingService
 from proxy.memory.ranking import keyword_query
 from proxy.memory.store import MemoryStore, RecallQuery, ScoredMemory
-from proxy.scope import SCOPE_LEVELS, Scope
 from proxy.settings import RecallSettings
 
 log = logging.getLogger("mnemo.recall")

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import httpx
 
-from proxy.errors import MnemoError
+from core.errors import MnemoError
 from proxy.wire.errors import ApiShape, stream_error_frame
 
 log = logging.getLogger("mnemo.relay")

@@ -9,7 +9,7 @@ from typing import Any
 
 import platformdirs
 
-from proxy.errors import ConfigError
+from core.errors import ConfigError
 
 # Flag name -> environment variable (docs/design.md §4 fixes these names).
 ENV_VARS: dict[str, str] = {

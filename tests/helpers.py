@@ -9,10 +9,10 @@ from typing import Any
 
 import redis
 
+from core.model import Evidence, Kind, Memory, Source, new_id
+from core.scope import Scope
 from proxy.jobs import STREAM
-from proxy.memory.model import Evidence, Kind, Memory, Source, new_id
 from proxy.recall import BLOCK_CLOSE, BLOCK_OPEN
-from proxy.scope import Scope
 from tests.upstream import Recorded
 
 

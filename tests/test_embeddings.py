@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from proxy.errors import ConfigError, EmbeddingError
+from core.errors import ConfigError, EmbeddingError
 from proxy.memory.embeddings import (
     MINILM_MODEL_ID,
     EmbeddingService,

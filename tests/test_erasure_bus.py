@@ -20,12 +20,12 @@ from datetime import UTC, datetime
 import pytest
 import redis
 
+from core.scope import Scope
 from extractors import Turn
 from proxy.held_jobs import HeldJobs
 from proxy.jobs import ExtractionJob
 from proxy.memory.embeddings import EmbeddingService, MiniLMOnnxEmbedder
 from proxy.memory.erasure_bus import CHANNEL, ErasureBus
-from proxy.scope import Scope
 from tests.processes import ExternalStore
 
 pytestmark = pytest.mark.integration

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from bench.natural import learn_cases
+from core.errors import ConfigError
 from extractors import ClauseExtractor, Turn
 from extractors.frames import Frames
 from extractors.lexicon import load_lexicon
@@ -19,7 +20,6 @@ from extractors.natural import load_natural, score_natural
 from extractors.shell import load_shell
 from extractors.text import learnable_lines
 from extractors.vocabulary import load_vocabulary, slots_in
-from proxy.errors import ConfigError
 
 SUBJECT = "\x00subject\x00"
 

@@ -6,10 +6,10 @@ import asyncio
 from datetime import UTC, datetime
 from pathlib import Path
 
+from core.scope import Scope
 from extractors import Turn
 from proxy.held_jobs import SPILL_FILE, HeldJobs, QueueAndHeld, enqueue_or_hold, flush, spill, take_spilled
 from proxy.jobs import ExtractionJob, JobQueue
-from proxy.scope import Scope
 from tests.helpers import jobs_added
 from tests.processes import Store, free_port
 

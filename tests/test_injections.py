@@ -12,9 +12,9 @@ from pathlib import Path
 import openai
 import pytest
 
+from core.scope import Scope
 from extractors import ClauseExtractor, Turn
 from policies import DEFAULT_POLICY, decide
-from proxy.scope import Scope
 from tests.conftest import RunningMnemo
 from tests.helpers import injected_block
 from tests.upstream import UpstreamStub

@@ -21,9 +21,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from core.scope import Scope
 from proxy.memory.embeddings import MiniLMOnnxEmbedder
 from proxy.memory.redis_store import RedisMemoryStore
-from proxy.scope import Scope
 from tests.conftest import RunningMnemo, free_port, mnemo_on_own_store
 from tests.helpers import injected_block, memory_record
 from tests.test_memories_cli import mnemo_cli

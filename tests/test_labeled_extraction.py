@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
+from core.scope import Scope
 from extractors import Candidate, ClauseExtractor, Turn
 from extractors.evaluation import load_labeled, score
 from policies import DEFAULT_POLICY, decide
-from proxy.scope import Scope
 
 LABELED = Path(__file__).parent / "data" / "extraction_labeled.jsonl"
 

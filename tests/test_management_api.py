@@ -12,7 +12,7 @@ import httpx
 import openai
 import pytest
 
-from proxy.memory.model import new_id
+from core.model import new_id
 from tests.conftest import NDJSON, RunningMnemo
 from tests.helpers import injected_block
 from tests.upstream import UpstreamStub

@@ -12,9 +12,10 @@ from typing import Any
 import numpy as np
 import pytest
 
+from core.model import Evidence, Kind, Status
+from core.scope import Principal, Scope
 from policies.secrets import secret_matcher
 from proxy.auth import Forbidden
-from proxy.memory.model import Evidence, Kind, Status
 from proxy.memory.store import Cursor
 from proxy.metrics import Metrics
 from proxy.portability import (
@@ -27,7 +28,6 @@ from proxy.portability import (
     stored_vector,
 )
 from proxy.routes.admin import MemoryFilters, listing
-from proxy.scope import Principal, Scope
 
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
 # reads org and project records, writes project ones, in project "web" only

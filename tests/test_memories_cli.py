@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from proxy.memory.model import new_id
+from core.model import new_id
 from tests.conftest import RunningMnemo
 
 pytestmark = pytest.mark.integration

@@ -24,11 +24,11 @@ import yaml
 from openapi_schema_validator import OAS31Validator
 from openapi_spec_validator import validate as validate_openapi
 
+from core.model import Evidence, Kind, Memory, Source, Status, new_id
+from core.scope import Scope
 from proxy.forget import DeletionReceipt
-from proxy.memory.model import Evidence, Kind, Memory, Source, Status, new_id
 from proxy.portability import ImportReport
 from proxy.routes import schemas
-from proxy.scope import Scope
 from tests.conftest import NDJSON, RunningMnemo
 
 pytestmark = pytest.mark.integration

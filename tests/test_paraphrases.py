@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from core.model import Evidence, Kind, Memory, Source
+from core.scope import Scope
 from extractors import ClauseExtractor, Turn
 from extractors.commands import forget_requests
 from extractors.vocabulary import load_vocabulary, slots_in
 from proxy.forget import matches
-from proxy.memory.model import Evidence, Kind, Memory, Source
-from proxy.scope import Scope
 
 CASES = [
     json.loads(line)

@@ -6,9 +6,9 @@ from datetime import UTC, datetime
 
 import pytest
 
+from core.scope import Scope
 from extractors import SUBJECT_MARK, Candidate, Turn
 from policies import DEFAULT_POLICY, Policy, decide, fingerprint, subject_label, write_scope
-from proxy.scope import Scope
 
 NOW = datetime(2026, 11, 29, tzinfo=UTC)
 REQUEST = Scope(org="local", project="acme-web", user="dana", session="s1")

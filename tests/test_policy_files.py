@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from core.model import Evidence, Kind, Status
+from core.scope import Scope
 from policies.loader import PolicyHolder, load_policy, parse_policy
 from policies.model import Policy, Retention, TtlRule
 from policies.retention import eviction_order, expires_at, over_limit
 from policies.schema import PolicyError
-from proxy.memory.model import Evidence, Kind, Status
-from proxy.scope import Scope
 from tests.helpers import memory_record
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -7,11 +7,11 @@ import uuid
 
 import pytest
 
+from core.scope import Scope
 from proxy.memory.embedded import EmbeddedStore
 from proxy.memory.embeddings import EmbeddingService, MiniLMOnnxEmbedder
 from proxy.memory.redis_store import RedisMemoryStore
 from proxy.recall import recall
-from proxy.scope import Scope
 from proxy.settings import RecallSettings
 from tests.helpers import memory_record
 

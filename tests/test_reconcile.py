@@ -6,14 +6,14 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from core.model import Evidence, Kind, Memory, Source, new_id, slot_key
+from core.scope import Scope
 from extractors import ClauseExtractor, Turn
 from extractors.commands import forget_requests
 from extractors.vocabulary import load_vocabulary, slots_in
 from policies import DEFAULT_POLICY, Action, reconcile, reinforced
 from policies.decisions import valid_from
 from proxy.forget import matches
-from proxy.memory.model import Evidence, Kind, Memory, Source, new_id, slot_key
-from proxy.scope import Scope
 
 NOW = datetime(2026, 11, 29, 12, tzinfo=UTC)
 SCOPE = Scope("local", project="p")

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from proxy.errors import BadRequest
-from proxy.scope import (
+from core.errors import BadRequest
+from core.scope import (
     LOCAL_PRINCIPAL,
     UNSET_TAG,
     Mode,
@@ -162,7 +162,7 @@ def test_headers_and_path_beat_an_inferred_project() -> None:
 
 
 def test_effective_mode_under_controls() -> None:
-    from proxy.scope import effective_mode
+    from core.scope import effective_mode
 
     assert effective_mode(Mode.READWRITE, set()) is Mode.READWRITE
     assert effective_mode(Mode.READWRITE, {"paused"}) is Mode.READ

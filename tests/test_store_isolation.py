@@ -13,10 +13,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from core.scope import Scope, is_visible
 from proxy.memory.embedded import EmbeddedStore
 from proxy.memory.redis_store import RedisMemoryStore
 from proxy.memory.store import ListQuery, RecallQuery
-from proxy.scope import Scope, is_visible
 from tests.helpers import memory_record
 
 pytestmark = pytest.mark.integration
@@ -121,7 +121,7 @@ def test_recall_returns_exactly_the_visible_records(
 def test_an_index_of_another_embedding_model_is_refused(
     real_store: tuple[RedisMemoryStore, _Loop], store: EmbeddedStore
 ) -> None:
-    from proxy.errors import EmbeddingModelMismatch
+    from core.errors import EmbeddingModelMismatch
 
     memory_store, loop = real_store
     other = RedisMemoryStore(

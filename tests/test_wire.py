@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from proxy.errors import BadRequest
-from proxy.memory.model import Evidence, Kind, Memory, Source
+from core.errors import BadRequest
+from core.model import Evidence, Kind, Memory, Source
+from core.scope import Scope
 from proxy.memory.store import ScoredMemory
 from proxy.recall import BLOCK_CLOSE, BLOCK_OPEN, apply_budget, render_block
-from proxy.scope import Scope
 from proxy.wire import anthropic_messages, openai_chat, openai_responses
 from proxy.wire.api import StreamAssembler
 from proxy.wire.errors import error_body, stream_error_frame

@@ -27,7 +27,7 @@ from urllib.parse import quote
 
 import redis
 
-from proxy.errors import EmbeddedStoreError
+from core.errors import EmbeddedStoreError
 
 log = logging.getLogger("mnemo.store.embedded")
 

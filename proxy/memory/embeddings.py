@@ -17,7 +17,7 @@ import httpx
 import numpy as np
 import numpy.typing as npt
 
-from proxy.errors import ConfigError, EmbeddingError
+from core.errors import ConfigError, EmbeddingError
 
 Vectors = npt.NDArray[np.float32]
 

@@ -18,7 +18,7 @@ from typing import Any, Literal
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError, ResponseError
 
-from proxy.memory.model import utcnow
+from core.model import utcnow
 
 log = logging.getLogger("mnemo.erasure")
 

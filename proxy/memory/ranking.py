@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from proxy.memory.model import from_hash
+from core.model import from_hash
 from proxy.memory.store import RecallQuery, ScoredMemory
 
 _RRF_K = 10  # small k: candidate lists are short, so ranks near the top should dominate

@@ -11,9 +11,9 @@ import yaml
 from redisvl.query.filter import FilterExpression, Num, Tag, Text
 from redisvl.schema import IndexSchema
 
-from proxy.memory.model import STANDING_KEYS, Memory, Status, slot_key, to_hash
+from core.model import STANDING_KEYS, Memory, Status, slot_key, to_hash
+from core.scope import SCOPE_LEVELS, UNSET_TAG, Scope, scope_key, scope_tag, visible_scope_keys
 from proxy.memory.store import ListQuery
-from proxy.scope import SCOPE_LEVELS, UNSET_TAG, Scope, scope_key, scope_tag, visible_scope_keys
 
 
 def hash_row(memory: Memory) -> dict[str, str | float | int | bytes]:

@@ -6,9 +6,9 @@ from __future__ import annotations
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from proxy.errors import StoreUnavailable
-from proxy.memory.model import to_epoch, utcnow
-from proxy.scope import Scope, scope_tag
+from core.errors import StoreUnavailable
+from core.model import to_epoch, utcnow
+from core.scope import Scope, scope_tag
 
 SIGNAL_PREFIX = "mnemo:signal:"
 CONTROL_PREFIX = "mnemo:control:"

@@ -22,9 +22,10 @@ from redisvl.index import AsyncSearchIndex
 from redisvl.query import FilterQuery, TextQuery, VectorQuery
 from redisvl.query.filter import Num, Tag
 
-from proxy.errors import EmbeddingModelMismatch, StoreUnavailable
+from core.errors import EmbeddingModelMismatch, StoreUnavailable
+from core.model import Memory, Status, from_hash, slot_key, to_epoch, utcnow
+from core.scope import SCOPE_LEVELS, Scope, scope_key, scope_tag
 from proxy.memory.embeddings import Vectors
-from proxy.memory.model import Memory, Status, from_hash, slot_key, to_epoch, utcnow
 from proxy.memory.ranking import fuse, keyword_query
 from proxy.memory.redis_schema import (
     ALL_HASH_FIELDS,
@@ -45,7 +46,6 @@ from proxy.memory.redis_state import (
     text,
 )
 from proxy.memory.store import Cursor, ListPage, ListQuery, RecallQuery, ScoredMemory
-from proxy.scope import SCOPE_LEVELS, Scope, scope_key, scope_tag
 
 log = logging.getLogger("mnemo.store")
 

@@ -6,9 +6,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
+from core.model import Evidence, Kind, Memory, Status
+from core.scope import SCOPE_LEVELS, Scope
 from proxy.memory.embeddings import Vectors
-from proxy.memory.model import Evidence, Kind, Memory, Status
-from proxy.scope import SCOPE_LEVELS, Scope
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,13 +21,14 @@ from litestar.openapi.spec import OpenAPIMediaType, OpenAPIType, Operation, Requ
 from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 from litestar.response import Stream
 
+from core.errors import BadRequest
+from core.model import Evidence, Kind, Memory, Source, Status, new_id, utcnow
+from core.scope import SCOPE_LEVELS, Principal, Scope
 from policies.retention import expires_at
 from policies.secrets import contains_secret, secret_matcher
 from proxy.auth import Forbidden, authenticate
-from proxy.errors import BadRequest
 from proxy.forget import DeletionReceipt
 from proxy.lifespan import Services
-from proxy.memory.model import Evidence, Kind, Memory, Source, Status, new_id, utcnow
 from proxy.memory.store import Cursor, ListQuery, RecallQuery
 from proxy.portability import Importer, export_lines, import_lines, refingerprinted
 from proxy.routes import schemas
@@ -47,7 +48,6 @@ from proxy.routes.schemas import (
     errors,
     is_scope_level,
 )
-from proxy.scope import SCOPE_LEVELS, Principal, Scope
 
 LEVELS = frozenset(SCOPE_LEVELS)
 EXPORT_MEDIA_TYPE = "application/x-ndjson"

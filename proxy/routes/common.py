@@ -8,16 +8,16 @@ from collections.abc import Mapping
 from litestar import Request
 from litestar.datastructures import State
 
+from core.errors import StoreError
+from core.model import new_id
+from core.scope import Mode, Principal, Scope, ScopeInputs, effective_mode, resolve_scope
 from extractors.commands import forget_requests
 from policies import Policy
 from proxy.auth import Forbidden
-from proxy.errors import StoreError
 from proxy.forget import ForgetOutcome, forget
 from proxy.lifespan import Services
-from proxy.memory.model import new_id
 from proxy.recall import RecallOutcome, recall
 from proxy.relay import request_headers
-from proxy.scope import Mode, Principal, Scope, ScopeInputs, effective_mode, resolve_scope
 
 STREAM_HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no"}
 

@@ -7,7 +7,7 @@ from litestar.di import NamedDependency
 from litestar.response import Response
 from msgspec import UNSET, UnsetType
 
-from proxy.errors import StoreUnavailable
+from core.errors import StoreUnavailable
 from proxy.lifespan import Services
 from proxy.routes.schemas import Health, Readiness, ReadyChecks, json_response
 

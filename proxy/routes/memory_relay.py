@@ -17,6 +17,8 @@ from litestar.background_tasks import BackgroundTask
 from litestar.datastructures import State
 from litestar.response import Response, Stream
 
+from core.model import utcnow
+from core.scope import Mode, Principal, Scope, derive_session_id, infer_project
 from extractors import Turn
 from extractors.commands import without_forget_requests
 from policies import Policy
@@ -24,7 +26,6 @@ from policies.secrets import redact, secret_matcher
 from proxy.auth import authenticate
 from proxy.jobs import ExtractionJob
 from proxy.lifespan import Services
-from proxy.memory.model import utcnow
 from proxy.observability import RequestTrace, scope_digests
 from proxy.recall import Stopwatch, render_block
 from proxy.relay import (
@@ -46,7 +47,6 @@ from proxy.routes.common import (
     scope_inputs,
     upstream_headers,
 )
-from proxy.scope import Mode, Principal, Scope, derive_session_id, infer_project
 from proxy.wire.api import WireApi
 
 request_log = logging.getLogger("mnemo.requests")

@@ -17,11 +17,11 @@ from litestar.enums import MediaType
 from litestar.openapi import ResponseSpec
 from msgspec import UNSET, UnsetType
 
+from core.model import Evidence, Kind, Memory, Status
+from core.scope import SCOPE_LEVELS, Scope
 from proxy.forget import DeletionReceipt
 from proxy.memory.erasure import DiskState
-from proxy.memory.model import Evidence, Kind, Memory, Status
 from proxy.portability import ImportReport
-from proxy.scope import SCOPE_LEVELS, Scope
 
 ScopeLevel = Literal["org", "project", "user", "session"]
 ControlState = Literal["paused", "disabled", "active"]

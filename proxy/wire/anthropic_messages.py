@@ -8,8 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.errors import BadRequest
 from extractors import Turn, clean_text
-from proxy.errors import BadRequest
 from proxy.wire.api import WireApi, anthropic_base, count_messages, earlier_user_turns, stream_flag
 from proxy.wire.common import item_hashes, json_object
 from proxy.wire.sse import SSEParser

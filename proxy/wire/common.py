@@ -6,7 +6,7 @@ import hashlib
 import json
 from typing import Any
 
-from proxy.errors import BadRequest
+from core.errors import BadRequest
 
 
 def json_object(raw: bytes) -> dict[str, Any]:

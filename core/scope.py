@@ -12,7 +12,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 
-from proxy.errors import BadRequest
+from core.errors import BadRequest
 
 LOCAL_ORG = "local"
 DEFAULT_USER = "default"

@@ -11,7 +11,7 @@ from typing import Any
 
 from ulid import ULID
 
-from proxy.scope import Scope, scope_key
+from core.scope import Scope, scope_key
 
 SCHEMA_VERSION = 1
 
