@@ -19,10 +19,11 @@ from extractors import Candidate, Extractor, Turn, build_extractor
 from extractors.evaluation import load_labeled, score
 from extractors.natural import CATEGORIES, CategoryScore, load_natural, score_natural
 from policies import DEFAULT_POLICY, PolicyHolder, decide
-from proxy.jobs import ExtractionJob, Learner
 from proxy.memory.embedded import EmbeddedStore
 from proxy.memory.embeddings import EmbeddingService, MiniLMOnnxEmbedder
 from proxy.memory.redis_store import RedisMemoryStore
+from proxy.worker.learner import Learner
+from proxy.worker.queue import ExtractionJob
 
 LABELED = ROOT / "tests" / "data" / "extraction_labeled.jsonl"
 # The development set (tuned on) and the held-back set (scored, never tuned on).
@@ -173,9 +174,10 @@ def _natural(extractor: Extractor, e2e: bool) -> list[tuple[str, dict[str, Any],
 
 
 def _end_to_end(sets: dict[str, list[Any]]) -> dict[str, dict[str, Any]]:
+    from tests.upstream import UpstreamStub
+
     from proxy.settings import Settings
     from tests.conftest import serve_mnemo
-    from tests.upstream import UpstreamStub
 
     results: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory() as tmp, EmbeddedStore(Path(tmp) / "store") as embedded:

@@ -27,9 +27,9 @@ from core.scope import Scope, level_of
 from extractors import Candidate, Extractor, Turn
 from extractors.natural import NaturalCase, StoredRecord, contains
 from policies import DEFAULT_POLICY, decide
-from proxy.jobs import STREAM
 from proxy.routes.memory_relay import learning_turns
 from proxy.wire.openai_chat import OPENAI_CHAT
+from proxy.worker.queue import STREAM
 
 BENCH_SCOPE = Scope("local", project="bench-proj", user="bench-user")
 

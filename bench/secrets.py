@@ -27,9 +27,9 @@ from core.scope import Scope
 from extractors import build_extractor
 from policies import DEFAULT_POLICY, decide
 from policies.secrets import SecretScanner, secret_matcher, shipped_kinds
-from proxy.jobs import ExtractionJob
 from proxy.routes.memory_relay import learning_turns
 from proxy.wire.openai_chat import OPENAI_CHAT
+from proxy.worker.queue import ExtractionJob
 
 DATA = ROOT / "tests" / "data"
 SECRETS = (

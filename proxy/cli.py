@@ -316,10 +316,12 @@ def _worker(args: argparse.Namespace) -> int:
 async def _run_worker(settings: Settings) -> None:
     from extractors import build_extractor
     from policies import PolicyHolder
-    from proxy.jobs import JobQueue, Learner, run_worker
     from proxy.memory.embeddings import EmbeddingService, build_embedder
     from proxy.memory.redis_store import RedisMemoryStore
     from proxy.observability import Tracing
+    from proxy.worker.learner import Learner
+    from proxy.worker.loop import run_worker
+    from proxy.worker.queue import JobQueue
 
     assert settings.redis_url is not None
     embedder = await asyncio.to_thread(

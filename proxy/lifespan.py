@@ -19,8 +19,6 @@ from extractors.vocabulary import Vocabulary, load_vocabulary
 from policies import Policy, PolicyHolder
 from policies.secrets import REDACTED
 from proxy.forget import Eraser
-from proxy.held_jobs import HeldJobs, QueueAndHeld, enqueue_or_hold, flush, keep_flushing, spill, take_spilled
-from proxy.jobs import ExtractionJob, JobQueue, Learner, run_worker
 from proxy.memory.embeddings import Embedder, EmbeddingService, build_embedder
 from proxy.memory.erasure import DiskErasure
 from proxy.memory.erasure_bus import ErasureBus
@@ -29,6 +27,18 @@ from proxy.memory.supervisor import StoreSupervisor
 from proxy.metrics import Metrics
 from proxy.observability import Tracing
 from proxy.settings import RecallSettings, Settings
+from proxy.worker.held import (
+    HeldJobs,
+    QueueAndHeld,
+    enqueue_or_hold,
+    flush,
+    keep_flushing,
+    spill,
+    take_spilled,
+)
+from proxy.worker.learner import Learner
+from proxy.worker.loop import run_worker
+from proxy.worker.queue import ExtractionJob, JobQueue
 
 log = logging.getLogger("mnemo")
 

@@ -11,8 +11,8 @@ import redis
 
 from core.model import Evidence, Kind, Memory, Source, new_id
 from core.scope import Scope
-from proxy.jobs import STREAM
 from proxy.recall import BLOCK_CLOSE, BLOCK_OPEN
+from proxy.worker.queue import STREAM
 from tests.upstream import Recorded
 
 

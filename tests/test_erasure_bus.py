@@ -22,10 +22,10 @@ import redis
 
 from core.scope import Scope
 from extractors import Turn
-from proxy.held_jobs import HeldJobs
-from proxy.jobs import ExtractionJob
 from proxy.memory.embeddings import EmbeddingService, MiniLMOnnxEmbedder
 from proxy.memory.erasure_bus import CHANNEL, ErasureBus
+from proxy.worker.held import HeldJobs
+from proxy.worker.queue import ExtractionJob
 from tests.processes import ExternalStore
 
 pytestmark = pytest.mark.integration

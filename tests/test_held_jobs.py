@@ -8,8 +8,8 @@ from pathlib import Path
 
 from core.scope import Scope
 from extractors import Turn
-from proxy.held_jobs import SPILL_FILE, HeldJobs, QueueAndHeld, enqueue_or_hold, flush, spill, take_spilled
-from proxy.jobs import ExtractionJob, JobQueue
+from proxy.worker.held import SPILL_FILE, HeldJobs, QueueAndHeld, enqueue_or_hold, flush, spill, take_spilled
+from proxy.worker.queue import ExtractionJob, JobQueue
 from tests.helpers import jobs_added
 from tests.processes import Store, free_port
 

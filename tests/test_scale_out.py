@@ -31,8 +31,8 @@ import redis
 from extractors import ClauseExtractor
 from extractors import Turn as ExtractedTurn
 from policies.loader import load_policy
-from proxy.jobs import DEAD_LETTERS, GROUP, STREAM
 from proxy.settings import Settings
+from proxy.worker.queue import DEAD_LETTERS, GROUP, STREAM
 from tests.helpers import injected_block, jobs_added, wait_drained_on
 from tests.processes import (
     ExternalStore,

@@ -24,12 +24,14 @@ from core.errors import StoreUnavailable
 from core.scope import Scope
 from extractors import Candidate, ClauseExtractor, Turn
 from policies import Policy, PolicyHolder
-from proxy.jobs import DEAD_LETTERS, GROUP, MAX_ATTEMPTS, STREAM, ExtractionJob, JobQueue, Learner, run_worker
 from proxy.memory.embeddings import EmbeddingService, MiniLMOnnxEmbedder
 from proxy.memory.redis_store import RedisMemoryStore
 from proxy.memory.store import ListQuery
 from proxy.routes.memory_relay import LEARNING_HEAD_CHARS, LEARNING_TAIL_CHARS, learning_turns
 from proxy.wire.openai_chat import OPENAI_CHAT
+from proxy.worker.learner import Learner
+from proxy.worker.loop import run_worker
+from proxy.worker.queue import DEAD_LETTERS, GROUP, MAX_ATTEMPTS, STREAM, ExtractionJob, JobQueue
 from tests.conftest import store_for_test
 from tests.processes import Store
 

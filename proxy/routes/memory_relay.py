@@ -24,7 +24,6 @@ from extractors.commands import without_forget_requests
 from policies import Policy
 from policies.secrets import redact, secret_matcher
 from proxy.auth import authenticate
-from proxy.jobs import ExtractionJob
 from proxy.lifespan import Services
 from proxy.observability import RequestTrace, scope_digests
 from proxy.recall import Stopwatch, render_block
@@ -48,6 +47,7 @@ from proxy.routes.common import (
     upstream_headers,
 )
 from proxy.wire.api import WireApi
+from proxy.worker.queue import ExtractionJob
 
 request_log = logging.getLogger("mnemo.requests")
 

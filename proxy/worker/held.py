@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.errors import StoreError
-from proxy.jobs import ExtractionJob, JobQueue, mentions_any
+from proxy.worker.queue import ExtractionJob, JobQueue, mentions_any
 
 log = logging.getLogger("mnemo")
 
