@@ -1,190 +1,107 @@
-"""Policy files: YAML against a strict schema, built into a frozen Policy; hot reload that keeps
-the last good policy when an edit is bad."""
+"""Policy files: YAML checked against the declared types (policies/schema.py), built into a frozen
+Policy; hot reload that keeps the last good policy when an edit is bad."""
 
 from __future__ import annotations
 
 import hashlib
 import logging
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from policies.model import EVIDENCE, KINDS, LEVELS, Policy, PrincipalRule, RecallBudget, Retention, TtlRule
-from policies.schema import Field, PolicyError, Schema, read_policy_text, validate
+import msgspec
+from msgspec import UNSET
+
+from policies.model import Policy, PrincipalRule, RecallBudget, Retention, TtlRule
+from policies.schema import (
+    PolicyFile,
+    PrincipalSection,
+    RetentionSection,
+    parse_duration,
+    parse_lifetime,
+    read_policy_text,
+)
+from policies.yaml_check import PolicyError, check
 
 log = logging.getLogger("mnemo.policy")
 
-_SHA256 = re.compile(r"^[0-9a-f]{64}$")
-EVICTION_PREFERENCES = ("superseded", "inferred", "oldest", "least_seen")
-
-PRINCIPAL = Schema(
-    {
-        "name": Field("str", required=True),
-        "key_sha256": Field("str", required=True),
-        "org": Field("str", required=True),
-        "default_user": Field("str", required=True),
-        "read": Field("list", items=Field("enum", choices=LEVELS)),
-        "write": Field("list", items=Field("enum", choices=LEVELS)),
-        "projects": Field("list", items=Field("str")),
-        "users": Field("list", items=Field("str")),
-        "admin": Field("bool"),
-    }
-)
-TTL_RULE = Schema(
-    {
-        "ttl": Field("str", required=True),  # a duration, or "never"
-        "kind": Field("enum", choices=KINDS),
-        "evidence": Field("enum", choices=EVIDENCE),
-        "scope": Field("enum", choices=LEVELS),
-    }
-)
-POLICY_SCHEMA = Schema(
-    {
-        "name": Field("str", required=True),
-        "version": Field("int", required=True, minimum=1, maximum=1),
-        "mode": Field("enum", choices=("local", "keys")),
-        "principals": Field("list", items=PRINCIPAL),
-        "bearer_is_mnemo_key": Field("bool"),
-        "upstream_api_key_env": Field("str"),
-        "scopes": Schema(
-            {
-                "infer_project_from_prompt": Field("bool"),
-                "write": Schema({kind: Field("enum", choices=("rule", *LEVELS)) for kind in KINDS}),
-            }
-        ),
-        "learning": Schema(
-            {
-                "roles": Field("map", items=Field("enum", choices=("stated", "inferred"))),
-                "min_confidence": Field("float", minimum=0, maximum=1),
-                "secret_patterns": Field("list", items=Field("pattern")),
-                "quarantine_instruction_like": Field("bool"),
-                "near_duplicate_similarity": Field("float", minimum=0, maximum=1),
-                "inferred_confidence_factor": Field("float", minimum=0, maximum=1),
-                "behaviour_sessions": Field("int", minimum=1),
-                "behaviour_window": Field("duration"),
-            }
-        ),
-        "retention": Schema(
-            {
-                "ttl": Field("list", items=TTL_RULE),
-                "max_per_scope": Field("int", minimum=1),
-                "eviction": Field(
-                    "list", items=Field("enum", choices=("superseded", "inferred", "oldest", "least_seen"))
-                ),
-                "superseded_versions": Field("int", minimum=0),
-                "superseded_for": Field("str"),
-            }
-        ),
-        "recall": Schema(
-            {
-                "max_memories": Field("int", minimum=0, maximum=100),
-                "max_tokens": Field("int", minimum=0, maximum=20000),
-                "min_score": Field("float", minimum=0, maximum=1),
-                "min_similarity": Field("float", minimum=0, maximum=1),
-                "standing_max_memories": Field("int", minimum=0, maximum=100),
-                "standing_max_tokens": Field("int", minimum=0, maximum=20000),
-                "placement": Field("enum", choices=("after_system", "before_last_user")),
-            }
-        ),
-    }
-)
-
-
-def _ttl(text: str, where: str, problems: list[str]) -> float | None:
-    from policies.schema import parse_duration
-
-    if text.strip().lower() == "never":
-        return None
-    try:
-        return parse_duration(text)
-    except ValueError as exc:
-        problems.append(f"{where}: {exc}")
-        return None
-
 
 def parse_policy(text: str, name: str) -> Policy:
-    data = validate(text, name, POLICY_SCHEMA)
+    checked = check(text, name, PolicyFile)
+    file = checked.value
+    principals = tuple(_principal(raw) for raw in file.principals)
     problems: list[str] = []
-    principals = []
-    for i, raw in enumerate(data.get("principals", [])):
-        if not _SHA256.match(raw["key_sha256"] or ""):
-            problems.append(
-                f"{name}: principals[{i}].key_sha256: must be 64 lowercase hex digits (sha256 of the key)"
-            )
-        principals.append(
-            PrincipalRule(
-                name=raw["name"],
-                key_sha256=raw["key_sha256"],
-                org=raw["org"],
-                default_user=raw["default_user"],
-                read=tuple(raw.get("read", LEVELS)),
-                write=tuple(raw.get("write", LEVELS)),
-                projects=tuple(raw.get("projects", ["*"])),
-                users=tuple(raw.get("users", [raw["default_user"]])),
-                admin=bool(raw.get("admin", False)),
-            )
-        )
-    mode = data.get("mode", "local")
-    if mode == "keys" and not principals:
-        problems.append(f"{name}: mode: keys mode needs at least one principal")
+    if file.mode == "keys" and not principals:
+        problems.append(f"{checked.where('mode')}: keys mode needs at least one principal")
     if len({p.key_sha256 for p in principals}) != len(principals):
-        problems.append(f"{name}: principals: two principals share a key")
-    retention_raw = data.get("retention", {})
-    defaults = Retention()
-    ttl_rules = (
-        tuple(
-            TtlRule(
-                ttl_s=_ttl(r["ttl"], f"{name}: retention.ttl[{i}].ttl", problems),
-                kind=r.get("kind"),
-                evidence=r.get("evidence"),
-                scope=r.get("scope"),
-            )
-            for i, r in enumerate(retention_raw.get("ttl", []))
-        )
-        if "ttl" in retention_raw
-        else defaults.ttl
-    )
-    superseded_for = (
-        _ttl(retention_raw["superseded_for"], f"{name}: retention.superseded_for", problems)
-        if "superseded_for" in retention_raw
-        else defaults.superseded_for_s
-    )
+        problems.append(f"{checked.where('principals')}: two principals share a key")
     if problems:
         raise PolicyError(problems)
-    scopes = data.get("scopes", {})
-    learning = data.get("learning", {})
-    recall = data.get("recall", {})
-    base = Policy()
+    learning, scopes = file.learning, file.scopes
     return Policy(
-        name=data["name"],
-        mode=mode,
-        principals=tuple(principals),
-        bearer_is_mnemo_key=data.get("bearer_is_mnemo_key", False),
-        upstream_api_key_env=data.get("upstream_api_key_env"),
-        infer_project_from_prompt=scopes.get("infer_project_from_prompt", base.infer_project_from_prompt),
-        write_scope={**base.write_scope, **scopes.get("write", {})},
-        role_evidence=learning.get("roles", base.role_evidence),
-        min_confidence=learning.get("min_confidence", base.min_confidence),
-        secret_patterns=tuple(learning.get("secret_patterns", ())),
-        quarantine_instruction_like=learning.get("quarantine_instruction_like", True),
-        near_duplicate_similarity=learning.get("near_duplicate_similarity", base.near_duplicate_similarity),
-        inferred_confidence_factor=learning.get(
-            "inferred_confidence_factor", base.inferred_confidence_factor
-        ),
-        behaviour_sessions=learning.get("behaviour_sessions", base.behaviour_sessions),
-        behaviour_window_days=int(
-            learning.get("behaviour_window", base.behaviour_window_days * 86400) // 86400
-        ),
-        retention=Retention(
-            ttl=ttl_rules,
-            max_per_scope=retention_raw.get("max_per_scope", defaults.max_per_scope),
-            eviction=tuple(retention_raw.get("eviction", defaults.eviction)),
-            superseded_versions=retention_raw.get("superseded_versions", defaults.superseded_versions),
-            superseded_for_s=superseded_for,
-        ),
-        recall=RecallBudget(**{k: recall[k] for k in recall}),
+        name=file.name,
+        mode=file.mode,
+        principals=principals,
+        bearer_is_mnemo_key=file.bearer_is_mnemo_key,
+        upstream_api_key_env=None if file.upstream_api_key_env is UNSET else file.upstream_api_key_env,
+        infer_project_from_prompt=scopes.infer_project_from_prompt,
+        write_scope={**Policy().write_scope, **_given(scopes.write)},
+        role_evidence=dict(learning.roles),
+        min_confidence=learning.min_confidence,
+        secret_patterns=tuple(learning.secret_patterns),
+        quarantine_instruction_like=learning.quarantine_instruction_like,
+        near_duplicate_similarity=learning.near_duplicate_similarity,
+        inferred_confidence_factor=learning.inferred_confidence_factor,
+        behaviour_sessions=learning.behaviour_sessions,
+        behaviour_window_days=int(parse_duration(learning.behaviour_window) // 86400),
+        retention=_retention(file.retention),
+        recall=RecallBudget(**msgspec.structs.asdict(file.recall)),
         source_sha256=hashlib.sha256(text.encode()).hexdigest(),
     )
+
+
+def _principal(raw: PrincipalSection) -> PrincipalRule:
+    return PrincipalRule(
+        name=raw.name,
+        key_sha256=raw.key_sha256,
+        org=raw.org,
+        default_user=raw.default_user,
+        read=tuple(raw.read),
+        write=tuple(raw.write),
+        projects=tuple(raw.projects),
+        users=(raw.default_user,) if raw.users is UNSET else tuple(raw.users),
+        admin=raw.admin,
+    )
+
+
+def _retention(raw: RetentionSection) -> Retention:
+    defaults = Retention()
+    ttl = (
+        defaults.ttl
+        if raw.ttl is UNSET
+        else tuple(
+            TtlRule(
+                ttl_s=parse_lifetime(rule.ttl),
+                kind=None if rule.kind is None else rule.kind.value,
+                evidence=None if rule.evidence is None else rule.evidence.value,
+                scope=rule.scope,
+            )
+            for rule in raw.ttl
+        )
+    )
+    return Retention(
+        ttl=ttl,
+        max_per_scope=raw.max_per_scope,
+        eviction=tuple(raw.eviction),
+        superseded_versions=raw.superseded_versions,
+        superseded_for_s=defaults.superseded_for_s
+        if raw.superseded_for is UNSET
+        else parse_lifetime(raw.superseded_for),
+    )
+
+
+def _given(section: msgspec.Struct) -> dict[str, str]:
+    """The fields a file set (the others are UNSET)."""
+    return {k: v for k, v in msgspec.structs.asdict(section).items() if v is not UNSET}
 
 
 def load_policy(path: Path) -> Policy:

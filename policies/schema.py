@@ -1,150 +1,148 @@
-"""A strict schema for policy files: every key known, every value typed, errors with file and line.
+"""The policy file's declared types: each section a msgspec Struct, every key known, every value typed.
 
-YAML is parsed to nodes (``yaml.compose``) so each error can name the line it is on.
+``policies/yaml_check.py`` checks a file against these types with file and line in each error;
+``policies/loader.py`` builds the frozen ``Policy`` from the result. Defaults come from the model.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Literal, cast, get_args
 
-import yaml
+import msgspec
+from msgspec import UNSET, Meta, Struct, UnsetType
 
-from core.errors import ConfigError
+from core.model import Evidence, Kind
+from policies.model import KINDS, LEVELS, Policy, RecallBudget, Retention
+from policies.yaml_check import PolicyError
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d|w)\s*$")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+_LIKE = "(like 30d, 12h, 90m)"
+
+Level = Literal["org", "project", "user", "session"]
+Role = Literal["stated", "inferred"]
+Eviction = Literal["superseded", "inferred", "oldest", "least_seen"]
+WriteLevel = Literal["rule", "org", "project", "user", "session"]
+Fraction = Annotated[float, Meta(ge=0, le=1)]
+Duration = Annotated[
+    str, Meta(pattern=_DURATION.pattern, extra={"says": f"not a duration {_LIKE}: {{raw!r}}"})
+]
+# a duration, or "never" (in any case)
+Lifetime = Annotated[
+    str,
+    Meta(
+        pattern=r"^\s*(?:(?i:never)|\d+(?:\.\d+)?\s*[smhdw])\s*$",
+        extra={"says": f"not a duration {_LIKE} or never: {{raw!r}}"},
+    ),
+]
+Sha256 = Annotated[
+    str,
+    Meta(pattern=r"^[0-9a-f]{64}$", extra={"says": "must be 64 lowercase hex digits (sha256 of the key)"}),
+]
+Regex = Annotated[str, Meta(extra={"check": "regex"})]
+
+EVICTION_PREFERENCES: tuple[str, ...] = get_args(Eviction)
+assert get_args(Level) == LEVELS and get_args(WriteLevel) == ("rule", *LEVELS)
+
+_BASE = Policy()
+_RETENTION = Retention()
+_RECALL = RecallBudget()
 
 
-class PolicyError(ConfigError):
-    """A policy file that cannot be used; ``problems`` lists each one with file, line and field."""
-
-    def __init__(self, problems: list[str]) -> None:
-        super().__init__("; ".join(problems))
-        self.problems = problems
-
-
-@dataclass(frozen=True, slots=True)
-class Field:
-    kind: str  # str, int, float, bool, duration, list, map, enum, pattern
-    required: bool = False
-    items: Field | Schema | None = None  # for list; for map: the value type
-    choices: tuple[str, ...] = ()
-    minimum: float | None = None
-    maximum: float | None = None
+class PrincipalSection(Struct, forbid_unknown_fields=True, kw_only=True):
+    name: str
+    key_sha256: Sha256
+    org: str
+    default_user: str
+    read: list[Level] = msgspec.field(default_factory=lambda: list(get_args(Level)))
+    write: list[Level] = msgspec.field(default_factory=lambda: list(get_args(Level)))
+    projects: list[str] = msgspec.field(default_factory=lambda: ["*"])
+    users: list[str] | UnsetType = UNSET  # by default the default_user only
+    admin: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Schema:
-    fields: dict[str, Field | Schema] = field(default_factory=dict)
+class WriteScopes(Struct, forbid_unknown_fields=True):
+    """Where facts of each kind go; "rule" keeps the level the extraction rule chose."""
+
+    semantic: WriteLevel | UnsetType = UNSET
+    procedural: WriteLevel | UnsetType = UNSET
+    episodic: WriteLevel | UnsetType = UNSET
+    reflection: WriteLevel | UnsetType = UNSET
+
+
+assert tuple(WriteScopes.__struct_fields__) == KINDS
+
+
+class ScopesSection(Struct, forbid_unknown_fields=True):
+    infer_project_from_prompt: bool = _BASE.infer_project_from_prompt
+    write: WriteScopes = msgspec.field(default_factory=WriteScopes)
+
+
+class LearningSection(Struct, forbid_unknown_fields=True):
+    roles: dict[str, Role] = msgspec.field(
+        default_factory=lambda: cast(dict[str, Role], dict(_BASE.role_evidence))
+    )
+    min_confidence: Fraction = _BASE.min_confidence
+    secret_patterns: list[Regex] = []
+    quarantine_instruction_like: bool = _BASE.quarantine_instruction_like
+    near_duplicate_similarity: Fraction = _BASE.near_duplicate_similarity
+    inferred_confidence_factor: Fraction = _BASE.inferred_confidence_factor
+    behaviour_sessions: Annotated[int, Meta(ge=1)] = _BASE.behaviour_sessions
+    behaviour_window: Duration = f"{_BASE.behaviour_window_days}d"
+
+
+class TtlSection(Struct, forbid_unknown_fields=True):
+    ttl: Lifetime
+    kind: Kind | None = None
+    evidence: Evidence | None = None
+    scope: Level | None = None
+
+
+class RetentionSection(Struct, forbid_unknown_fields=True):
+    ttl: list[TtlSection] | UnsetType = UNSET  # by default the model's rules
+    max_per_scope: Annotated[int, Meta(ge=1)] = _RETENTION.max_per_scope
+    eviction: list[Eviction] = msgspec.field(
+        default_factory=lambda: cast(list[Eviction], [*_RETENTION.eviction])
+    )
+    superseded_versions: Annotated[int, Meta(ge=0)] = _RETENTION.superseded_versions
+    superseded_for: Lifetime | UnsetType = UNSET  # by default the model's
+
+
+class RecallSection(Struct, forbid_unknown_fields=True):
+    max_memories: Annotated[int, Meta(ge=0, le=100)] = _RECALL.max_memories
+    max_tokens: Annotated[int, Meta(ge=0, le=20000)] = _RECALL.max_tokens
+    min_score: Fraction = _RECALL.min_score
+    min_similarity: Fraction = _RECALL.min_similarity
+    standing_max_memories: Annotated[int, Meta(ge=0, le=100)] = _RECALL.standing_max_memories
+    standing_max_tokens: Annotated[int, Meta(ge=0, le=20000)] = _RECALL.standing_max_tokens
+    placement: Literal["after_system", "before_last_user"] = "after_system"
+
+
+class PolicyFile(Struct, forbid_unknown_fields=True, kw_only=True):
+    name: str
+    version: Annotated[int, Meta(ge=1, le=1)]
+    mode: Literal["local", "keys"] = "local"
+    principals: list[PrincipalSection] = []
+    bearer_is_mnemo_key: bool = _BASE.bearer_is_mnemo_key
+    upstream_api_key_env: str | UnsetType = UNSET
+    scopes: ScopesSection = msgspec.field(default_factory=ScopesSection)
+    learning: LearningSection = msgspec.field(default_factory=LearningSection)
+    retention: RetentionSection = msgspec.field(default_factory=RetentionSection)
+    recall: RecallSection = msgspec.field(default_factory=RecallSection)
 
 
 def parse_duration(text: str) -> float:
     match = _DURATION.match(text)
     if not match:
-        raise ValueError(f"not a duration (like 30d, 12h, 90m): {text!r}")
+        raise ValueError(f"not a duration {_LIKE}: {text!r}")
     return float(match.group(1)) * _UNITS[match.group(2)]
 
 
-def validate(text: str, name: str, schema: Schema) -> dict[str, Any]:
-    """The document as plain data, or PolicyError naming every problem as ``name:line: field: what``."""
-    try:
-        root = yaml.compose(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark is not None else ""
-        raise PolicyError([f"{name}{line}: not valid YAML: {getattr(exc, 'problem', exc)}"]) from exc
-    problems: list[str] = []
-    if root is None:
-        raise PolicyError([f"{name}:1: the file is empty"])
-    value = _object(root, schema, name, "", problems)
-    if problems:
-        raise PolicyError(problems)
-    return value
-
-
-def _where(name: str, node: yaml.Node, path: str) -> str:
-    return f"{name}:{node.start_mark.line + 1}: {path or '(top level)'}"
-
-
-def _object(node: yaml.Node, schema: Schema, name: str, path: str, problems: list[str]) -> dict[str, Any]:
-    if not isinstance(node, yaml.MappingNode):
-        problems.append(f"{_where(name, node, path)}: expected a mapping")
-        return {}
-    out: dict[str, Any] = {}
-    for key_node, value_node in node.value:
-        key = key_node.value
-        child = f"{path}.{key}" if path else key
-        spec = schema.fields.get(key)
-        if spec is None:
-            known = ", ".join(sorted(schema.fields))
-            problems.append(f"{_where(name, key_node, child)}: unknown field (known: {known})")
-            continue
-        out[key] = _value(value_node, spec, name, child, problems)
-    for key, spec in schema.fields.items():
-        if isinstance(spec, Field) and spec.required and key not in out:
-            problems.append(f"{_where(name, node, f'{path}.{key}' if path else key)}: missing required field")
-    return out
-
-
-_SCALARS: dict[str, Callable[[str], Any]] = {"str": str, "int": int, "float": float}
-
-
-def _value(node: yaml.Node, spec: Field | Schema, name: str, path: str, problems: list[str]) -> Any:
-    if isinstance(spec, Schema):
-        return _object(node, spec, name, path, problems)
-    where = _where(name, node, path)
-    if spec.kind == "list":
-        if not isinstance(node, yaml.SequenceNode):
-            problems.append(f"{where}: expected a list")
-            return []
-        assert spec.items is not None
-        return [_value(item, spec.items, name, f"{path}[{i}]", problems) for i, item in enumerate(node.value)]
-    if spec.kind == "map":
-        if not isinstance(node, yaml.MappingNode):
-            problems.append(f"{where}: expected a mapping")
-            return {}
-        assert spec.items is not None
-        return {k.value: _value(v, spec.items, name, f"{path}.{k.value}", problems) for k, v in node.value}
-    if not isinstance(node, yaml.ScalarNode):
-        shape = "list" if isinstance(node, yaml.SequenceNode) else "mapping"
-        problems.append(f"{where}: expected a single value, not a {shape}")
-        return None
-    raw = node.value
-    tag = node.tag
-    try:
-        if spec.kind == "bool":
-            if tag != "tag:yaml.org,2002:bool":
-                raise ValueError(f"expected true or false, got {raw!r}")
-            return raw.lower() in ("true", "yes", "on")
-        if spec.kind in ("int", "float"):
-            if tag not in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float") or (
-                spec.kind == "int" and tag != "tag:yaml.org,2002:int"
-            ):
-                raise ValueError(
-                    f"expected a {'whole number' if spec.kind == 'int' else 'number'}, got {raw!r}"
-                )
-            number = _SCALARS[spec.kind](raw)
-            if spec.minimum is not None and number < spec.minimum:
-                raise ValueError(f"must be at least {spec.minimum}, got {number}")
-            if spec.maximum is not None and number > spec.maximum:
-                raise ValueError(f"must be at most {spec.maximum}, got {number}")
-            return number
-        if spec.kind == "duration":
-            return parse_duration(raw)
-        if tag != "tag:yaml.org,2002:str":
-            raise ValueError(f"expected text, got {raw!r}")
-        if spec.kind == "enum" and raw not in spec.choices:
-            raise ValueError(f"must be one of {', '.join(spec.choices)}; got {raw!r}")
-        if spec.kind == "pattern":
-            re.compile(raw)
-        return raw
-    except (ValueError, re.error) as exc:
-        problems.append(f"{where}: {exc}")
-        return None
+def parse_lifetime(text: str) -> float | None:
+    """A duration in seconds, or None for "never"."""
+    return None if text.strip().lower() == "never" else parse_duration(text)
 
 
 def read_policy_text(path: Path) -> str:
@@ -152,3 +150,6 @@ def read_policy_text(path: Path) -> str:
         return path.read_text(encoding="utf-8")
     except OSError as exc:
         raise PolicyError([f"{path}: cannot read: {exc.strerror}"]) from exc
+
+
+__all__ = ["PolicyError", "PolicyFile", "parse_duration", "parse_lifetime", "read_policy_text"]
