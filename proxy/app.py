@@ -1,4 +1,6 @@
-"""create_app(settings): the one place the app is assembled."""
+"""create_app(settings): the one place the app is assembled: the LLM APIs, the management API and
+the health routes, each a router with its prefix; the services and the caller's principal are
+dependencies, permissions are the routers' guards."""
 
 from __future__ import annotations
 
@@ -15,7 +17,8 @@ from proxy.guard import HostGuard
 from proxy.lifespan import Models, services_lifespan
 from proxy.memory.supervisor import StoreSupervisor
 from proxy.relay import UpstreamError
-from proxy.routes import admin, chat, health, messages, passthrough, responses
+from proxy.routes import health, llm, management
+from proxy.routes.access import provide_principal
 from proxy.routes.common import provide_services
 from proxy.routes.schema_page import openapi_config
 from proxy.settings import Settings
@@ -71,33 +74,10 @@ def create_app(
     """The app. ``models`` may come preloaded (the CLI loads them while the store starts);
     ``embedded`` keeps the store `mnemo serve` started, when it did."""
     return Litestar(
-        route_handlers=[
-            chat.chat_completions,
-            chat.project_chat_completions,
-            responses.responses,
-            responses.project_responses,
-            messages.messages,
-            messages.project_messages,
-            messages.count_tokens,
-            passthrough.passthrough,
-            admin.list_memories,
-            admin.search_memories,
-            admin.get_memory,
-            admin.patch_memory,
-            admin.delete_memory,
-            admin.delete_memories,
-            admin.delete_scope,
-            admin.export,
-            admin.import_memories,
-            admin.audit,
-            admin.control_scope,
-            health.healthz,
-            health.readyz,
-            health.metrics,
-        ],
+        route_handlers=[llm.router(), management.router(), health.router()],
         dependencies={
             "services": Provide(provide_services, sync_to_thread=False),
-            "filters": Provide(admin.provide_filters),
+            "principal": Provide(provide_principal, sync_to_thread=False),
         },
         state=State({"settings": settings, "models": models, "embedded": embedded}),
         lifespan=[services_lifespan],

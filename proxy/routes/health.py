@@ -1,8 +1,8 @@
-"""Liveness and readiness."""
+"""Liveness, readiness and metrics (the health router)."""
 
 from __future__ import annotations
 
-from litestar import get
+from litestar import Router, get
 from litestar.di import NamedDependency
 from litestar.response import Response
 from msgspec import UNSET, UnsetType
@@ -67,59 +67,10 @@ async def readyz(services: NamedDependency[Services]) -> Response[Readiness]:
 async def metrics(services: NamedDependency[Services]) -> str:
     """Prometheus text format: counters of this process, and what the store holds, read now (the
     learning counters live in the store, so they add up every worker's)."""
-    gauges: list[tuple[str, str, float]] = []
-    counters: list[tuple[str, str, float]] = []
-    try:
-        waiting, dead = await services.queue.lengths()
-        stored = await services.store.record_count()
-        learned, oldest_waiting_s = await services.queue.learning_stats()
-    except StoreUnavailable:
-        gauges.append(("mnemo_store_up", "Whether the memory store answered this scrape.", 0))
-    else:
-        gauges += [
-            ("mnemo_store_up", "Whether the memory store answered this scrape.", 1),
-            ("mnemo_jobs_waiting", "Extraction jobs queued or being worked on.", waiting),
-            ("mnemo_jobs_dead", "Extraction jobs that failed too often (dead letters).", dead),
-            ("mnemo_memories_stored", "Records in the index, every version and status.", stored),
-            (
-                "mnemo_extraction_oldest_waiting_seconds",
-                "Age of the oldest job not yet learned.",
-                oldest_waiting_s or 0,
-            ),
-        ]
-        counters += [
-            (f"mnemo_facts_{metric}_total", help_text, learned.get(field, 0))
-            for field, (metric, help_text) in _LEARNED.items()
-        ]
-        counters += [
-            (
-                "mnemo_jobs_learned_total",
-                "Extraction jobs learned from, by every worker.",
-                learned.get("jobs", 0),
-            ),
-            (
-                "mnemo_extraction_lag_seconds_sum",
-                "Seconds from each exchange to its learning, summed (divide by mnemo_jobs_learned_total).",
-                learned.get("lag_ms_sum", 0) / 1000,
-            ),
-        ]
-    held = services.held
-    gauges += [
-        ("mnemo_jobs_held", "Learning jobs held in memory while the store is away.", len(held)),
-        ("mnemo_jobs_held_bytes", "Bytes of the learning jobs held in memory.", held.held_bytes),
-    ]
-    counters += [
-        (
-            "mnemo_jobs_held_dropped_total",
-            "Learning jobs dropped: the held-jobs bounds were reached.",
-            held.dropped,
-        ),
-        (
-            "mnemo_jobs_held_written_total",
-            "Held learning jobs written once the store was back.",
-            held.written,
-        ),
-    ]
+    gauges, counters = await _store_metrics(services)
+    held_gauges, held_counters = _held_metrics(services)
+    gauges += held_gauges
+    counters += held_counters
     if services.embedded is not None:
         health = services.embedded.health()
         counters.append(
@@ -137,6 +88,74 @@ async def metrics(services: NamedDependency[Services]) -> str:
             )
         )
     return services.metrics.render(gauges, counters)
+
+
+Samples = list[tuple[str, str, float]]  # name, help, value
+
+
+async def _store_metrics(services: Services) -> tuple[Samples, Samples]:
+    """Gauges and counters read from the store now: the queue, the records, every worker's learning."""
+    try:
+        waiting, dead = await services.queue.lengths()
+        stored = await services.store.record_count()
+        learned, oldest_waiting_s = await services.queue.learning_stats()
+    except StoreUnavailable:
+        return [("mnemo_store_up", "Whether the memory store answered this scrape.", 0)], []
+    gauges: Samples = [
+        ("mnemo_store_up", "Whether the memory store answered this scrape.", 1),
+        ("mnemo_jobs_waiting", "Extraction jobs queued or being worked on.", waiting),
+        ("mnemo_jobs_dead", "Extraction jobs that failed too often (dead letters).", dead),
+        ("mnemo_memories_stored", "Records in the index, every version and status.", stored),
+        (
+            "mnemo_extraction_oldest_waiting_seconds",
+            "Age of the oldest job not yet learned.",
+            oldest_waiting_s or 0,
+        ),
+    ]
+    counters: Samples = [
+        (f"mnemo_facts_{metric}_total", help_text, learned.get(field, 0))
+        for field, (metric, help_text) in _LEARNED.items()
+    ]
+    counters += [
+        (
+            "mnemo_jobs_learned_total",
+            "Extraction jobs learned from, by every worker.",
+            learned.get("jobs", 0),
+        ),
+        (
+            "mnemo_extraction_lag_seconds_sum",
+            "Seconds from each exchange to its learning, summed (divide by mnemo_jobs_learned_total).",
+            learned.get("lag_ms_sum", 0) / 1000,
+        ),
+    ]
+    return gauges, counters
+
+
+def _held_metrics(services: Services) -> tuple[Samples, Samples]:
+    """This process's learning jobs held in memory while the store is away."""
+    held = services.held
+    gauges: Samples = [
+        ("mnemo_jobs_held", "Learning jobs held in memory while the store is away.", len(held)),
+        ("mnemo_jobs_held_bytes", "Bytes of the learning jobs held in memory.", held.held_bytes),
+    ]
+    counters: Samples = [
+        (
+            "mnemo_jobs_held_dropped_total",
+            "Learning jobs dropped: the held-jobs bounds were reached.",
+            held.dropped,
+        ),
+        (
+            "mnemo_jobs_held_written_total",
+            "Held learning jobs written once the store was back.",
+            held.written,
+        ),
+    ]
+    return gauges, counters
+
+
+def router() -> Router:
+    """Liveness, readiness and metrics: answered without a Mnemo key."""
+    return Router("/", route_handlers=[healthz, readyz, metrics])
 
 
 # the worker's WriteReport field -> the metric's name and help, for every worker's facts

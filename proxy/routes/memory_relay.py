@@ -23,7 +23,6 @@ from extractors import Turn
 from extractors.commands import without_forget_requests
 from policies import Policy
 from policies.secrets import redact, secret_matcher
-from proxy.auth import authenticate
 from proxy.lifespan import Services
 from proxy.observability import RequestTrace, scope_digests
 from proxy.recall import Stopwatch, render_block
@@ -53,12 +52,16 @@ request_log = logging.getLogger("mnemo.requests")
 
 
 async def relay_with_memory(
-    request: Request[object, object, State], services: Services, path_project: str | None, api: WireApi
+    request: Request[object, object, State],
+    services: Services,
+    principal: Principal,
+    path_project: str | None,
+    api: WireApi,
 ) -> Response[bytes] | Stream:
-    """resolve scope -> forget (if asked) -> recall -> inject -> relay (stream back, tee) -> enqueue."""
+    """resolve scope -> forget (if asked) -> recall -> inject -> relay (stream back, tee) -> enqueue.
+    The caller is authenticated already (the router's guard: 401 before anything is read)."""
     clock = Stopwatch()
     req_id = request_id(request)
-    principal = authenticate(request.headers, services.policy)  # 401 here: nothing read, nothing relayed
     raw = await request.body()
     body = api.parse(raw)
     mode = Mode.parse(request.headers.get("x-mnemo-mode"))

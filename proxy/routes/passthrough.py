@@ -1,39 +1,51 @@
-"""Every other /v1/* route (models, embeddings, files, ...): relayed untouched, bodies streamed both ways."""
+"""Routes relayed untouched, bodies streamed both ways: Messages' count_tokens to the Anthropic
+upstream, and every other /v1/* route (models, embeddings, files, ...) to the OpenAI one. The LLM
+router authenticates first: in keys mode nothing is relayed without a known key."""
 
 from __future__ import annotations
 
-from litestar import Request, route
+from litestar import Request, post, route
 from litestar.datastructures import State
 from litestar.di import NamedDependency
 from litestar.enums import HttpMethod
+from litestar.handlers import HTTPRouteHandler
 from litestar.params import FromPath
 from litestar.response import Stream
 
-from proxy.auth import authenticate
 from proxy.lifespan import Services
-from proxy.relay import (
-    UpstreamRequest,
-    open_upstream,
-    relay_body,
-    response_headers,
-    upstream_url,
-)
+from proxy.relay import UpstreamRequest, open_upstream, relay_body, response_headers, upstream_url
 from proxy.routes.common import upstream_headers
 
 _METHODS = [HttpMethod.GET, HttpMethod.POST, HttpMethod.PUT, HttpMethod.PATCH, HttpMethod.DELETE]
+_COUNT_TOKENS = "/v1/messages/count_tokens"
 
 
-@route(
-    ["/v1/{path:path}", "/p/{project:str}/v1/{path:path}"],
-    http_method=_METHODS,
-    opt={"api": "openai"},
-    include_in_schema=False,
-    request_max_body_size=None,
-)
-async def passthrough(
+async def _count_tokens(
+    request: Request[object, object, State], services: NamedDependency[Services]
+) -> Stream:
+    upstream = await open_upstream(
+        services.http,
+        UpstreamRequest(
+            method="POST",
+            url=upstream_url(
+                services.settings.anthropic_upstream_url, "v1/messages/count_tokens", request.url.query or ""
+            ),
+            headers=upstream_headers(services.policy, request.headers),
+            content=request.stream(),
+        ),
+        services.settings.upstream_first_byte_timeout_s,
+    )
+    return Stream(
+        relay_body(upstream, "anthropic", deadline=services.upstream_deadline()),
+        status_code=upstream.status_code,
+        headers=response_headers(upstream, {"x-mnemo-status": "ok"}),
+        media_type=upstream.headers.get("content-type"),
+    )
+
+
+async def _passthrough(
     request: Request[object, object, State], services: NamedDependency[Services], path: FromPath[str]
 ) -> Stream:
-    authenticate(request.headers, services.policy)  # keys mode: nothing is relayed without a known key
     has_body = request.method not in ("GET", "HEAD", "DELETE") or "content-length" in request.headers
     upstream = await open_upstream(
         services.http,
@@ -51,3 +63,20 @@ async def passthrough(
         headers=response_headers(upstream, {"x-mnemo-status": "ok"}),
         media_type=upstream.headers.get("content-type"),
     )
+
+
+_ANTHROPIC = {"api": "anthropic"}
+count_tokens = post([_COUNT_TOKENS, "/messages/count_tokens"], opt=_ANTHROPIC, include_in_schema=False)(
+    _count_tokens
+)
+project_count_tokens = post(_COUNT_TOKENS, opt=_ANTHROPIC, include_in_schema=False)(_count_tokens)
+
+
+def _any_route(path: str) -> HTTPRouteHandler:
+    return route(
+        path, http_method=_METHODS, opt={"api": "openai"}, include_in_schema=False, request_max_body_size=None
+    )
+
+
+passthrough = _any_route("/v1/{path:path}")(_passthrough)
+project_passthrough = _any_route("/v1/{path:path}")(_passthrough)

@@ -22,7 +22,9 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin, OpenAPIRenderPlugin, YamlRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
 
-SCHEMA_PATH = "/mnemo/v1/schema"
+from proxy.routes.management import PREFIX
+
+SCHEMA_PATH = f"{PREFIX}/schema"
 TITLE = "Mnemo management API"
 DESCRIPTION = (
     "The management API of Mnemo: list, search, read, correct and delete memories; delete or pause "
