@@ -1,16 +1,17 @@
-"""Pattern data: JSON Lines files validated line by line against declared types (msgspec Structs).
+"""Pattern data: JSON Lines files, each line decoded into a declared row type (a msgspec Struct).
 
-Every error names the file and line, and a whole file fails on its first bad line: a rule that
-does not load must never be silently skipped.
+Every row type forbids unknown fields, and lines are decoded strictly (no "1" for 1), so a typo
+or a wrong type is an error, not a default. Every error names the file and line, then the problem
+as msgspec words it, ending with the field (``... - at `$.ambiguous```); a whole file fails on its
+first bad line: a rule that does not load must never be silently skipped. Checks across rows (an
+alias naming two products, a duplicate id) stay with each loader, after decoding.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import msgspec
 
@@ -19,30 +20,25 @@ from core.errors import ConfigError
 T = TypeVar("T")
 
 
-def read_jsonl(shipped: str, path: Path | None = None) -> Iterator[tuple[str, Any]]:
-    """(``file:line``, parsed object) for each non-blank line of a shipped pattern file or ``path``."""
+def load(shipped: str, into: type[T], path: Path | None = None) -> list[tuple[str, T]]:
+    """(``file:line``, row) for each non-blank line of a shipped pattern file, or of ``path``."""
     if path is None:
         text = resources.files("extractors").joinpath(f"patterns/{shipped}").read_text(encoding="utf-8")
         name = f"extractors/patterns/{shipped}"
     else:
         text, name = path.read_text(encoding="utf-8"), str(path)
+    rows = []
     for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        where = f"{name}:{number}"
-        try:
-            yield where, json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ConfigError(f"{where}: not valid JSON: {exc.msg}") from exc
+        if line.strip():
+            where = f"{name}:{number}"
+            rows.append((where, _decode(line, into, where)))
+    return rows
 
 
-def convert(raw: Any, into: type[T], where: str) -> T:
-    """``raw`` as ``into``, strictly: unknown fields, wrong types and missing fields are errors."""
+def _decode(line: str, into: type[T], where: str) -> T:
     try:
-        return msgspec.convert(raw, into, strict=True)
-    except msgspec.ValidationError as exc:
+        return msgspec.json.decode(line, type=into, strict=True)
+    except msgspec.ValidationError as exc:  # a field missing, unknown, or of the wrong type
         raise ConfigError(f"{where}: {exc}") from exc
-
-
-def load(shipped: str, into: type[T], path: Path | None = None) -> list[tuple[str, T]]:
-    return [(where, convert(raw, into, where)) for where, raw in read_jsonl(shipped, path)]
+    except msgspec.DecodeError as exc:
+        raise ConfigError(f"{where}: not valid JSON: {exc}") from exc

@@ -12,7 +12,7 @@ from __future__ import annotations
 import string
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -22,22 +22,20 @@ from extractors.lexicon import Lexicon
 
 Token = Any
 
-ABOUTS = frozenset(
-    {
-        "speaker",
-        "group",
-        "family",
-        "pet",
-        "speaker_thing",
-        "project",
-        "you",
-        "third",
-        "pointing",
-        "thing",
-        "none",
-    }
-)
-MOODS = frozenset({"statement", "imperative", "question", "fragment"})
+About = Literal[
+    "speaker",
+    "group",
+    "family",
+    "pet",
+    "speaker_thing",
+    "project",
+    "you",
+    "third",
+    "pointing",
+    "thing",
+    "none",
+]
+Mood = Literal["statement", "imperative", "question", "fragment"]
 
 
 class Frame(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
@@ -49,9 +47,9 @@ class Frame(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     pattern: list[dict[str, Any]]
     value: str
     text: str
-    confidence: float
-    about: list[str] = []
-    moods: list[str] = msgspec.field(default_factory=lambda: ["statement"])
+    confidence: Annotated[float, msgspec.Meta(ge=0, le=1)]
+    about: list[About] = []
+    moods: list[Mood] = msgspec.field(default_factory=lambda: ["statement"])
     span: Literal["name", "phrase", "token", "role"] = "phrase"
     negated: Literal["skip", "require", "allow"] = "skip"
     transient: Literal["skip", "allow"] = "skip"
@@ -103,10 +101,6 @@ class Frames:
             raise ConfigError(f"{where}: templates use unknown names {sorted(unknown)}")
         if "{subject}" not in frame.text:
             raise ConfigError(f"{where}: text must name its subject ({{subject}})")
-        if not set(frame.about) <= ABOUTS or not set(frame.moods) <= MOODS:
-            raise ConfigError(f"{where}: about must be within {sorted(ABOUTS)}, moods within {sorted(MOODS)}")
-        if not 0 <= frame.confidence <= 1:
-            raise ConfigError(f"{where}: confidence must be between 0 and 1")
         if frame.kind == "procedural" and "assistant" in frame.roles:
             raise ConfigError(f"{where}: a procedural frame cannot read assistant turns")
 

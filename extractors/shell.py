@@ -14,192 +14,12 @@ from pathlib import Path
 import msgspec
 
 from extractors.data import load
+from extractors.shell_words import PROSE, PURPOSE_ALIASES, command_like
 
-# Words that end a command written in prose, and first words that show the program name was a verb.
-_PROSE = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "to",
-        "before",
-        "after",
-        "when",
-        "whenever",
-        "if",
-        "and",
-        "then",
-        "so",
-        "or",
-        "for",
-        "first",
-        "instead",
-        "on",
-        "in",
-        "at",
-        "every",
-        "each",
-        "please",
-        "locally",
-        "prior",
-        "as",
-        "because",
-        "since",
-        "otherwise",
-        "but",
-        "which",
-        "that",
-        "it",
-        "is",
-        "are",
-        "was",
-        "be",
-        "this",
-        "these",
-        "those",
-        "with",
-        "without",
-        "from",
-        "by",
-        "via",
-        "not",
-        "never",
-        "always",
-        "just",
-        "also",
-        "only",
-        "once",
-        "twice",
-        "again",
-        "now",
-        "here",
-        "there",
-        "sure",
-        "sense",
-        "certain",
-        "you",
-        "we",
-        "i",
-        "they",
-        "he",
-        "she",
-        "my",
-        "our",
-        "your",
-        "their",
-        "its",
-        "me",
-        "us",
-        "them",
-        "of",
-        "do",
-        "does",
-        "did",
-        "can",
-        "will",
-        "would",
-        "should",
-        "could",
-        "might",
-        "must",
-        "has",
-        "have",
-        "had",
-        "her",
-        "him",
-        "them",
-        "it",
-        "me",
-        "us",
-        "your",
-        "his",
-        "up",
-        "down",
-        "out",
-        "off",
-        "over",
-        "last",
-        "next",
-        "week",
-        "month",
-        "year",
-        "ago",
-        "today",
-        "yesterday",
-        "tomorrow",
-        "instead",
-        "too",
-        "either",
-        "though",
-        "there",
-        "everywhere",
-        "anyway",
-        "these",
-        "days",
-        "since",
-        "like",
-        "across",
-        "all",
-        "everything",
-        "mostly",
-        "again",
-        "already",
-        "ever",
-    ]
-)
 _ARG = re.compile(r"""^(?:-{1,2}[\w][\w.-]*(?:=\S+)?|[\w./:@=+%*,~^\[\]{}-]+|'[^']*'|"[^"]*")$""")
 _PATH_PROGRAM = re.compile(r"^(?:\./|\.\./|bin/|scripts?/|tools/|~/)[\w./-]+$|^[\w-]+\.(?:sh|py|ps1|bash)$")
 _WORDS = re.compile(r"""'[^']*'|"[^"]*"|\S+""")
 _BACKTICKS = re.compile(r"`([^`\n]{1,200})`")
-_PURPOSE_ALIASES = {
-    "tests": "test",
-    "testing": "test",
-    "unit": "test",
-    "spec": "test",
-    "specs": "test",
-    "fmt": "format",
-    "formatting": "format",
-    "prettier": "format",
-    "linting": "lint",
-    "eslint": "lint",
-    "typecheck": "typecheck",
-    "type-check": "typecheck",
-    "types": "typecheck",
-    "tsc": "typecheck",
-    "check": "check",
-    "ci": "check",
-    "verify": "check",
-    "validate": "check",
-    "deploy": "deploy",
-    "release": "deploy",
-    "publish": "deploy",
-    "up": "deploy",
-    "apply": "deploy",
-    "build": "build",
-    "compile": "build",
-    "bundle": "build",
-    "dev": "dev",
-    "start": "dev",
-    "serve": "dev",
-    "watch": "dev",
-    "e2e": "e2e",
-    "migrate": "migrate",
-    "migration": "migrate",
-    "migrations": "migrate",
-    "db:migrate": "migrate",
-    "seed": "seed",
-    "install": "install",
-    "setup": "install",
-    "bootstrap": "install",
-    "bench": "bench",
-    "benchmark": "bench",
-    "codegen": "codegen",
-    "generate": "codegen",
-    "gen": "codegen",
-    "test": "test",
-    "lint": "lint",
-    "format": "format",
-}
 
 
 class Program(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
@@ -255,7 +75,7 @@ class Shell:
             while not ends and j < len(words) and len(args) < 10:
                 raw = words[j][2]
                 bare = raw if raw.endswith("/...") else raw.rstrip(".,;:!?)")
-                if not bare or bare.lower() in _PROSE or not _ARG.match(bare):
+                if not bare or bare.lower() in PROSE or not _ARG.match(bare):
                     break
                 args.append((words[j][0], words[j][0] + len(bare), bare))
                 if bare != raw:
@@ -283,7 +103,7 @@ class Shell:
 
     def _command_like(self, word: str) -> bool:
         coined = bool(self.known_words) and word.isalpha() and word.islower() and word not in self.known_words
-        return coined or _command_like(word)
+        return coined or command_like(word)
 
     def _fits(self, program: Program, word: str, args: list[tuple[int, int, str]]) -> bool:
         flagged = len(args) > 1 and args[1][2].startswith("-")  # "hugo server -D"
@@ -306,134 +126,16 @@ class Shell:
         for word in words[1:4]:
             name = word.lower().split(":")[0]
             name = re.sub(r"\.(?:sh|py|ps1|bash)$", "", name.rsplit("/", 1)[-1])
-            if name in _PURPOSE_ALIASES:
-                return _PURPOSE_ALIASES[name]
+            if name in PURPOSE_ALIASES:
+                return PURPOSE_ALIASES[name]
             if name in self.programs and self.programs[name].purpose:
                 return self.programs[name].purpose
         if program is not None and program.purpose:
             return program.purpose
         if _PATH_PROGRAM.match(words[0]):
             name = re.sub(r"\.(?:sh|py|ps1|bash)$", "", words[0].rsplit("/", 1)[-1].lower())
-            return _PURPOSE_ALIASES.get(name)
+            return PURPOSE_ALIASES.get(name)
         return None
-
-
-# First words of subcommands; any other plain word after a program that is also a name ("yarn",
-# "make", "go") leaves it a name.
-_SUBCOMMANDS = frozenset(
-    [
-        "install",
-        "i",
-        "add",
-        "remove",
-        "rm",
-        "uninstall",
-        "run",
-        "test",
-        "tests",
-        "exec",
-        "dlx",
-        "x",
-        "ci",
-        "build",
-        "dev",
-        "start",
-        "serve",
-        "lint",
-        "fmt",
-        "format",
-        "vet",
-        "clippy",
-        "check",
-        "typecheck",
-        "type-check",
-        "deploy",
-        "release",
-        "publish",
-        "migrate",
-        "migration",
-        "generate",
-        "gen",
-        "codegen",
-        "clean",
-        "init",
-        "update",
-        "upgrade",
-        "up",
-        "down",
-        "audit",
-        "why",
-        "outdated",
-        "link",
-        "unlink",
-        "workspace",
-        "workspaces",
-        "create",
-        "new",
-        "bench",
-        "doc",
-        "docs",
-        "coverage",
-        "watch",
-        "compile",
-        "bundle",
-        "preview",
-        "sync",
-        "lock",
-        "pip",
-        "tool",
-        "shell",
-        "apply",
-        "plan",
-        "destroy",
-        "validate",
-        "get",
-        "describe",
-        "logs",
-        "ps",
-        "compose",
-        "push",
-        "pull",
-        "tag",
-        "commit",
-        "checkout",
-        "merge",
-        "rebase",
-        "status",
-        "diff",
-        "log",
-        "show",
-        "rollout",
-        "scale",
-        "delete",
-        "verify",
-        "package",
-        "e2e",
-        "seed",
-        "setup",
-        "bootstrap",
-        "prepare",
-        "help",
-        "version",
-        "all",
-        "tidy",
-        "mod",
-        "fix",
-        "pre-commit",
-        "hooks",
-    ]
-)
-
-
-def _command_like(word: str) -> bool:
-    return (
-        word.startswith("-")
-        or any(ch in word for ch in "/.:=@_")
-        or (word.startswith("+") and word[1:].isalnum())  # an Earthly target
-        or any(ch.isdigit() for ch in word)
-        or word.lower() in _SUBCOMMANDS
-        or word.split(":")[0].lower() in _SUBCOMMANDS
-    )
 
 
 def load_shell(path: Path | None = None, known_words: frozenset[str] = frozenset()) -> Shell:

@@ -9,9 +9,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import msgspec
+
 from core.errors import ConfigError
 from extractors.base import Turn
-from extractors.data import read_jsonl
+from extractors.data import load
 from extractors.render import SUBJECT_MARK
 from extractors.text import MEMORY_BLOCK
 
@@ -35,22 +37,23 @@ class Signal:
     turn: Turn
 
 
+class _Row(msgspec.Struct, forbid_unknown_fields=True):
+    id: str
+    key: str
+    pattern: str
+    text: str
+
+
 def load_signal_patterns() -> list[SignalPattern]:
     patterns = []
-    for where, raw in read_jsonl("signals.jsonl"):
-        if (
-            not isinstance(raw, dict)
-            or set(raw) != {"id", "key", "pattern", "text"}
-            or not all(isinstance(v, str) for v in raw.values())
-        ):
-            raise ConfigError(f"{where}: a signal is exactly id, key, pattern and text (strings)")
+    for where, row in load("signals.jsonl", _Row):
         try:
-            pattern = re.compile(raw["pattern"], re.IGNORECASE)
+            pattern = re.compile(row.pattern, re.IGNORECASE)
         except re.error as exc:
             raise ConfigError(f"{where}: pattern does not compile: {exc}") from exc
         if "value" not in pattern.groupindex:
             raise ConfigError(f"{where}: pattern needs a named group 'value'")
-        patterns.append(SignalPattern(raw["id"], raw["key"], pattern, raw["text"]))
+        patterns.append(SignalPattern(row.id, row.key, pattern, row.text))
     return patterns
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
@@ -81,7 +81,7 @@ class SlotSpec(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     category: str
     key: str
     label: str
-    scope: str
+    scope: Literal["project", "user"]
     single: bool
     labels: list[str] = []
     phrases: list[str] = []  # "deploy to": a verb and its preposition that name the slot
@@ -200,8 +200,6 @@ def _fold(text: str) -> str:
 def load_vocabulary(vocabulary: Path | None = None, slots: Path | None = None) -> Vocabulary:
     specs: dict[str, SlotSpec] = {}
     for where, spec in load("slots.jsonl", SlotSpec, slots):
-        if spec.scope not in ("project", "user"):
-            raise ConfigError(f"{where}: scope must be project or user")
         if spec.category in specs:
             raise ConfigError(f"{where}: category {spec.category!r} given twice")
         if "{subject}" not in spec.template() or "{value}" not in spec.template():
@@ -301,17 +299,8 @@ class TechMarker:
         root = span.root
         doc = span.doc
         before = doc[span.start - 1].lower_ if span.start > 0 else ""
-        if before in ("last", "next", "this", "every", "since", "until", "each"):
-            return False  # "since last Monday": a day, not Monday.com
-        if any(
-            (c.dep_ in ("det", "nummod", "predet") and c.lower_ not in ("the",))
-            or (c.dep_ == "amod" and c._.tech is None)
-            for c in root.children
-            if c.i < span.start
-        ):
-            return False  # "one stack per env", "a bit of C#": a common noun, counted
-        if before in _CALENDAR or span.text.lower() in _CALENDAR:
-            return False  # "on Tuesday", "the weekly sync"
+        if _counted_or_dated(span, before):
+            return False
         # "a proper team project", "quick rundown": a word that describes the next noun is a word
         describes = (
             root.dep_ in ("amod", "compound", "nmod") and root.head._.tech is None and root.head.i > root.i
@@ -341,18 +330,38 @@ class TechMarker:
         following = [t.lower_ for t in doc[span.end : span.end + 4] if t.pos_ != "DET"]
         if following[:1] == ["for"] and len(following) > 1 and following[1] in self._labels:
             return True  # "temporal for the workflows": a product, named for its slot
-        head = root
-        while head.head.i != head.i and head.dep_ in (
-            "prep",
-            "conj",
-            "pobj",
-            "dobj",
-            "appos",
-            "compound",
-            "attr",
-            "oprd",
-        ):
-            head = head.head
-            if head.lemma_ in _TECH_VERBS:
-                return True
-        return head.lemma_ in _TECH_VERBS
+        return _used(root)
+
+
+def _counted_or_dated(span: Any, before: str) -> bool:
+    """A name read as an ordinary word: counted ("one stack per env"), or a day ("since last Monday")."""
+    if before in ("last", "next", "this", "every", "since", "until", "each"):
+        return True  # "since last Monday": a day, not Monday.com
+    if any(
+        (c.dep_ in ("det", "nummod", "predet") and c.lower_ not in ("the",))
+        or (c.dep_ == "amod" and c._.tech is None)
+        for c in span.root.children
+        if c.i < span.start
+    ):
+        return True  # "one stack per env", "a bit of C#": a common noun, counted
+    return before in _CALENDAR or span.text.lower() in _CALENDAR  # "on Tuesday", "the weekly sync"
+
+
+def _used(root: Any) -> bool:
+    """Whether a verb of use governs the word, through prepositions, conjuncts and objects: "we use
+    rails", "deployed on fly and render"."""
+    head = root
+    while head.head.i != head.i and head.dep_ in (
+        "prep",
+        "conj",
+        "pobj",
+        "dobj",
+        "appos",
+        "compound",
+        "attr",
+        "oprd",
+    ):
+        head = head.head
+        if head.lemma_ in _TECH_VERBS:
+            return True
+    return head.lemma_ in _TECH_VERBS

@@ -84,25 +84,10 @@ class EventReader(StackReader):
 
     def episode(self, clause: Clause, role: str) -> list[Fact]:
         """An event told in passing: "we adopted a puppy in March", "I passed my driving test"."""
-        told = role == "user" and clause.mood == "statement" and clause.tense == "past"
-        implied_past = clause.about == "implied" and role == "user" and clause.head.tag_ in ("VBD", "VBN")
-        if not told and not implied_past:
-            return []
-        if clause.about not in ("speaker", "implied", "group", "family") or clause.hedged or clause.reported:
-            return []
-        if clause.conditional or clause.negated or clause.modal is not None or condition(clause):
+        if not self._told(clause, role):
             return []
         head = clause.head
         lemma = head.lemma_.lower()
-        if lemma in self.lex["conversation_verb"] and lemma not in (
-            "get",
-            "go",
-            "make",
-            "take",
-            "find",
-            "have",
-        ):
-            return []
         text_words = " ".join(t.lower_ for t in clause.tokens)
         when = _TIME.search(text_words)
         eventful = lemma in self.lex["life_event_verb"] or (
@@ -128,20 +113,7 @@ class EventReader(StackReader):
         ]
         if not objects:
             return []
-        # the event without an opening aside ("sorry for the slow replies, ...") or a run-on ("..., took
-        # the week off")
-        aside = {
-            t.i
-            for c in head.children
-            if (c.dep_ in ("advcl", "intj", "discourse") and c.i < head.i)
-            or (c.dep_ in ("dep", "parataxis") and c.i > head.i)
-            for t in c.subtree
-        }
-        tokens = [t for t in clause.tokens if t.i not in aside]
-        if clause.about == "implied":
-            text = implied_third_person(trim(tokens), head)
-        else:
-            text = third_person(tokens, clause.subject)
+        text = _event_text(clause)
         if not text or len(text.split()) > 30:
             return []
         ago = _AGO.search(text_words)
@@ -161,6 +133,23 @@ class EventReader(StackReader):
                 fields={"event": plain(clause.tokens), "when": when.group(0) if when else ""},
             )
         ]
+
+    def _told(self, clause: Clause, role: str) -> bool:
+        """A past event the user tells of themselves or their family, said as true."""
+        told = role == "user" and clause.mood == "statement" and clause.tense == "past"
+        implied_past = clause.about == "implied" and role == "user" and clause.head.tag_ in ("VBD", "VBN")
+        if not told and not implied_past:
+            return False
+        if clause.about not in ("speaker", "implied", "group", "family") or clause.hedged or clause.reported:
+            return False
+        if clause.conditional or clause.negated or clause.modal is not None or condition(clause):
+            return False
+        head = clause.head
+        lemma = head.lemma_.lower()
+        return not (
+            lemma in self.lex["conversation_verb"]
+            and lemma not in ("get", "go", "make", "take", "find", "have")
+        )
 
     def outcome(self, clause: Clause) -> list[Fact]:
         """A project event and its outcome: "the release build broke because the cache was stale"."""
@@ -218,23 +207,44 @@ class EventReader(StackReader):
         """What a coding agent says it changed or verified: "I've swapped the ORM to Drizzle", "the service
         now reads its config from environment variables". Advice, options, plans, questions and general
         explanations give nothing."""
+        if not self._reports(clause):
+            return []
+        did, state = self._did_or_is(clause)
+        if not (did or state):
+            return []
+        outcome = _outcome_of_run(clause)
+        quoted = {t.i for _, span in commands for t in span}
+        facts = self.stack(
+            _as_project(clause), [s for s in techs if s.start not in quoted], reader="report.stack"
+        )
+        facts += self.named_in_slot(_as_project(clause), {f.anchor for f in facts})
+        covered = {f.value.lower() for f in facts}
+        facts += _run_commands(clause, commands, covered, outcome)
+        facts += self._change(clause, facts, did)
+        return facts
+
+    def _reports(self, clause: Clause) -> bool:
+        """A statement of what was done or how things are: not a question, an order, a plan or advice."""
         if clause.mood in ("question", "imperative") or clause.negated or clause.hedged or clause.planned:
-            return []
+            return False
         if clause.conditional or clause.tense == "future" or clause.modal is not None:
-            return []
+            return False
         if any(t.lower_ in ("'ll", "will", "gonna", "next", "shall") for t in clause.head.sent):
-            return []  # "I'll migrate the rest to vitest next": a plan
+            return False  # "I'll migrate the rest to vitest next": a plan
         named = clause.subject is not None and clause.subject.pos_ == "PROPN"
         if clause.reported and not (clause.about == "third" and named):
-            return []  # an agent's "Procfile", "CI" subjects are things of the project, not people
+            return False  # an agent's "Procfile", "CI" subjects are things of the project, not people
         sent_lemmas = {t.lemma_.lower() for t in clause.head.sent} | {t.lower_ for t in clause.head.sent}
-        if sent_lemmas & (
+        return not sent_lemmas & (
             self.lex["advice_word"] | {"if", "option", "recommend", "suggest", "consider", "alternative"}
-        ):
-            return []
+        )
+
+    def _did_or_is(self, clause: Clause) -> tuple[bool, bool]:
+        """Whether the agent says it did a change, or says how the project is."""
         head = clause.head
         lemma = head.lemma_.lower()
         subject = clause.subject
+        named = clause.subject is not None and clause.subject.pos_ == "PROPN"
         yours = subject is not None and any(c.lower_ in ("your", "our") for c in subject.children)
         about = "project" if yours or (clause.about == "third" and named) else clause.about
         if (
@@ -254,29 +264,12 @@ class EventReader(StackReader):
         state = about == "project" and clause.tense in ("present", "perfect", "past")
         if clause.about == "none" and clause.mood == "fragment":
             state = False
-        if not (did or state):
-            return []
-        outcome = _outcome_of_run(clause)
-        quoted = {t.i for _, span in commands for t in span}
-        facts = self.stack(
-            _as_project(clause), [s for s in techs if s.start not in quoted], reader="report.stack"
-        )
-        facts += self.named_in_slot(_as_project(clause), {f.anchor for f in facts})
-        covered = {f.value.lower() for f in facts}
-        for command, tokens in commands:
-            if (
-                (clause.has(tokens[0]) or clause.has(tokens.root))
-                and command.purpose
-                and command.text.lower() not in covered
-                and not outcome  # "go build ./... and go test pass": this run, not how to run
-                and (command.arguments or command.quoted)  # a bare "mocha" is the product
-            ):
-                fact = command_fact(
-                    command.text, command.purpose, clause, plain(clause.tokens), "report.command"
-                )
-                fact.kind = "semantic"
-                facts.append(fact)
-        # "the service now reads its config from environment variables": how it is now, said in full
+        return did, state
+
+    def _change(self, clause: Clause, facts: list[Fact], did: bool) -> list[Fact]:
+        """ "the service now reads its config from environment variables": how it is now, said in full."""
+        head = clause.head
+        subject = clause.subject
         now = _says_now(clause) and len(clause.tokens) >= 6
         pointing = {t.lower_ for t in clause.tokens} & (DEICTIC | {"same"})
         if (now or self._concrete(clause, facts)) and self._lasting(clause, did) and not pointing:
@@ -289,7 +282,7 @@ class EventReader(StackReader):
             text = re.sub(r"\b(?:I|I've|I'm)\b", "the agent", text)
             text = re.sub(r"\byour\b", "the project's", text)
             if len(text.split()) <= 40:
-                facts.append(
+                return [
                     Fact(
                         kind="semantic",
                         scope="project",
@@ -301,8 +294,8 @@ class EventReader(StackReader):
                         confidence=0.7,
                         anchor=head.i,
                     )
-                )
-        return facts
+                ]
+        return []
 
     @staticmethod
     def _lasting(clause: Clause, did: bool) -> bool:
@@ -360,3 +353,41 @@ def _as_project(clause: Clause) -> Clause:
     from dataclasses import replace as _replace
 
     return _replace(clause, about="project", mood="statement" if clause.mood == "fragment" else clause.mood)
+
+
+def _event_text(clause: Clause) -> str:
+    """The event in the third person, without an opening aside ("sorry for the slow replies, ...") or
+    a run-on ("..., took the week off")."""
+    head = clause.head
+    aside = {
+        t.i
+        for c in head.children
+        if (c.dep_ in ("advcl", "intj", "discourse") and c.i < head.i)
+        or (c.dep_ in ("dep", "parataxis") and c.i > head.i)
+        for t in c.subtree
+    }
+    tokens = [t for t in clause.tokens if t.i not in aside]
+    if clause.about == "implied":
+        text = implied_third_person(trim(tokens), head)
+    else:
+        text = third_person(tokens, clause.subject)
+    return text
+
+
+def _run_commands(
+    clause: Clause, commands: list[tuple[Command, Span]], covered: set[str], outcome: bool
+) -> list[Fact]:
+    """The commands an agent's report names with their purpose ("`pnpm test` runs the suite")."""
+    facts = []
+    for command, tokens in commands:
+        if (
+            (clause.has(tokens[0]) or clause.has(tokens.root))
+            and command.purpose
+            and command.text.lower() not in covered
+            and not outcome  # "go build ./... and go test pass": this run, not how to run
+            and (command.arguments or command.quoted)  # a bare "mocha" is the product
+        ):
+            fact = command_fact(command.text, command.purpose, clause, plain(clause.tokens), "report.command")
+            fact.kind = "semantic"
+            facts.append(fact)
+    return facts

@@ -1,0 +1,142 @@
+"""From what the readers found to ``Candidate`` facts: commands put back in place of their
+placeholders, the qualifier that narrows where a fact holds, the time it was said to happen."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from extractors.base import Candidate, Turn
+from extractors.qualifiers import QualifierPattern, qualifier_in
+from extractors.readers import Fact
+from extractors.render import SUBJECT_MARK, keeps_first_person
+from extractors.shell import Command
+
+_WHEN = re.compile(
+    r"\b(?:yesterday|today|this\s+morning|earlier\s+today|last\s+(?:week|month|year|sprint|quarter)|"
+    r"(?:\d+|a|an|one|two|three|four|five|six)\s+(?:day|week|month|year)s?\s+ago)\b",
+    re.IGNORECASE,
+)
+_PLACEHOLDER = re.compile(r"\bCMD(\d+)\b")
+
+
+@dataclass(slots=True)
+class Read:
+    """A fact as read from a sentence of a turn, before corrections are resolved."""
+
+    fact: Fact
+    turn: Turn
+    sentence: str
+    correcting: bool = False
+    bare: Any = None  # the corrected value when the correction names no slot ("sorry, I meant Utrecht")
+    placed: dict[str, Command] = field(default_factory=dict)  # the line's commands, by placeholder
+
+
+def qualifier_of(qualifiers: list[QualifierPattern], fact: Fact | None, sentence: str) -> str | None:
+    """Where a fact holds, if its own clause narrows it ("in docs/ we use npm")."""
+    if fact is None:
+        return qualifier_in(qualifiers, sentence, -1, -1)
+    text = fact.span if fact.span and fact.span in sentence else sentence
+    if fact.key and fact.key.endswith("_command"):
+        text = re.sub(r"\bfor\s+(?:the\s+)?tests\b", " ", text)  # "X for tests": its purpose
+    if fact.key is None:
+        return qualifier_in(qualifiers, text, -1, -1)  # a rule as said holds its qualifier
+    start = text.lower().find(fact.value.lower())
+    end = start + len(fact.value) if start >= 0 else 0
+    return qualifier_in(qualifiers, text, max(start, 0), end)
+
+
+def to_candidate(read: Read, qualifiers: list[QualifierPattern], extractor: str) -> Candidate | None:
+    """The fact as a candidate, or None when it names no one, holds first person or lost its value."""
+    if read.fact.kind == "semantic" and _PLACEHOLDER.fullmatch(read.fact.value.strip()):
+        return None  # "I start it with `dagster dev`": a command is never a place, a name, a product
+    read = restored(read)
+    fact = read.fact
+    if not fact.value.strip() or not fact.text or keeps_first_person(fact.text):
+        return None
+    if SUBJECT_MARK not in fact.text:
+        return None  # "Weirds them out.": a sentence that lost its subject names no one
+    qualifier = None
+    if fact.reader == "rules.exception":
+        qualifier = fact.fields.get("exception_for")
+    elif fact.kind in ("semantic", "procedural") and fact.scope == "project":
+        qualifier = qualifier_of(qualifiers, fact, read.sentence)
+    text = fact.text
+    if qualifier and fact.reader != "rules.exception" and qualifier.lower() not in text.lower():
+        text = f"{qualifier[:1].upper()}{qualifier[1:]}: {text}"
+    when = fact.when or (m.group(0).lower() if (m := _WHEN.search(read.sentence)) else None)
+    fields = dict(fact.fields)
+    if fact.other:
+        fields["other"] = fact.other
+    fields.pop("episode", None)
+    reader = fact.reader if re.search(r"\.v\d+$", fact.reader) else f"{fact.reader}.v1"
+    return Candidate(
+        kind=fact.kind,
+        scope_level=fact.scope,
+        key=fact.key,
+        value=fact.value,
+        text_template=text,
+        span=fact.span,
+        turn=read.turn,
+        confidence=fact.confidence,
+        rule_id=reader,
+        extractor=extractor,
+        fields=fields,
+        qualifier=qualifier,
+        when=when if fact.kind != "episodic" or fact.when else None,
+        previous_value=fact.previous,
+        previous_text_template=fact.previous_text,
+        sentence=read.sentence,
+    )
+
+
+def unique_slots(facts: list[Fact]) -> list[Fact]:
+    """One fact per slot and value in a sentence, when a line's items and its clauses both name it."""
+    seen: set[tuple[str | None, str]] = set()
+    unique = []
+    for fact in facts:
+        marker = (fact.key, fact.value.lower())
+        if fact.key is not None and marker in seen:
+            continue
+        seen.add(marker)
+        unique.append(fact)
+    return unique
+
+
+def put_back(text: str, placed: dict[str, Command] | None) -> str:
+    """A line with its commands back in place of their placeholders."""
+    if not placed:
+        return text
+    return _PLACEHOLDER.sub(lambda m: placed[m.group(0)].text if m.group(0) in placed else m.group(0), text)
+
+
+def restored(read: Read) -> Read:
+    """The commands put back in place of their placeholders, everywhere the fact quotes its line."""
+    placed = read.placed
+    if not placed:
+        return read
+
+    def back(text: str | None) -> str | None:
+        return None if text is None else put_back(text, placed)
+
+    fact = replace(
+        read.fact,
+        value=back(read.fact.value) or "",
+        text=back(read.fact.text) or "",
+        span=back(read.fact.span) or "",
+        previous=back(read.fact.previous),
+        previous_text=back(read.fact.previous_text),
+    )
+    return replace(read, fact=fact, sentence=back(read.sentence) or "")
+
+
+def dedupe(candidates: list[Candidate]) -> list[Candidate]:
+    seen: set[tuple[str, str | None, str]] = set()
+    unique: list[Candidate] = []
+    for candidate in candidates:
+        marker = (candidate.scope_level, candidate.key, candidate.text_template.lower())
+        if marker not in seen:
+            seen.add(marker)
+            unique.append(candidate)
+    return unique

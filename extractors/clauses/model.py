@@ -1,0 +1,70 @@
+"""A clause and its features: who it is about and how it is said (see ``extractors.clauses``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+Token = Any  # spacy.tokens.Token
+Span = Any
+
+FUTURE_MODALS = frozenset({"will", "'ll", "ll", "shall", "wo", "gonna"})
+WEAK_MODALS = frozenset({"might", "could", "may", "would", "'d", "d", "ca", "can"})
+SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "expl"})
+SPEAKER = frozenset({"i", "me", "myself"})
+GROUP = frozenset({"we", "us", "ourselves"})
+
+
+@dataclass(slots=True)
+class Clause:
+    head: Token
+    tokens: list[Token]
+    subject: Token | None
+    # speaker | implied | group | family | pet | speaker_thing | project | you | third | pointing
+    # | thing | none
+    about: str
+    mood: str  # statement | imperative | question | fragment
+    negated: bool = False
+    modal: str | None = None
+    tense: str = "present"  # present | past | perfect | future | progressive
+    hedged: bool = False
+    planned: bool = False
+    reported: bool = False
+    conditional: bool = False
+    transient: bool = False
+    standing: bool = False
+    parent: Clause | None = None
+    children: list[Clause] = field(default_factory=list)
+    referent: Token | None = None  # who "he" or "she" is, when the speaker just named them
+
+    @property
+    def start(self) -> int:
+        return int(self.tokens[0].i)
+
+    @property
+    def end(self) -> int:
+        return int(self.tokens[-1].i) + 1
+
+    @property
+    def text(self) -> str:
+        return "".join(t.text_with_ws for t in self.tokens).strip()
+
+    def has(self, token: Token) -> bool:
+        return self.start <= token.i < self.end and token in self.tokens
+
+    @property
+    def asserted(self) -> bool:
+        """Said as true, now, by the speaker: not asked, wished, planned, guessed or supposed."""
+        return not (
+            self.mood == "question"
+            or self.hedged
+            or self.planned
+            or self.reported
+            or self.conditional
+            or self.tense == "future"
+            or (self.modal is not None and self.modal in WEAK_MODALS | FUTURE_MODALS)
+        )
+
+
+def has_subject(verb: Token) -> bool:
+    return any(c.dep_ in SUBJECT_DEPS for c in verb.children)

@@ -1,0 +1,151 @@
+"""Cutting a sentence into clauses: one per verb that heads one (the root, verbs joined by "and",
+complement and adverbial clauses), each with its own tokens, its parent, and its features."""
+
+from __future__ import annotations
+
+from extractors.clauses.features import FeatureReader
+from extractors.clauses.model import SUBJECT_DEPS, Clause, Span, Token
+from extractors.clauses.who import refers
+from extractors.render import glued_symbol
+
+_CLAUSE_DEPS = frozenset({"ROOT", "conj", "ccomp", "advcl", "parataxis"})
+_BOUNDARY = frozenset({",", ";", ":", "\u2014", "\u2013", "-", "so", "but", "and", "then", "(", ")"})
+
+
+class ClauseReader(FeatureReader):
+    """The clauses of a sentence, described; who "he" or "she" is; where a question starts."""
+
+    def kin_mention(self, sentence: Span) -> Token | None:
+        """The last family member or pet the speaker names as theirs ("my husband", "our dog")."""
+        found = None
+        for token in sentence:
+            noun = token.lemma_.lower()
+            mine = any(c.dep_ == "poss" and c.lower_ in ("my", "our") for c in token.children)
+            # "we adopted a beagle", "just got a kitten": a pet the speaker has just taken in is theirs too
+            taken = token.dep_ == "dobj" and token.head.lemma_.lower() in ("adopt", "get", "rescue", "have")
+            if (mine and noun in self.lex["kin_noun"]) or ((mine or taken) and noun in self.lex["pet_noun"]):
+                found = token
+        return found
+
+    def clauses(self, sentence: Span, referent: Token | None = None) -> list[Clause]:
+        heads = [t for t in sentence if self._heads_clause(t)]
+        if not heads:
+            heads = [sentence.root]
+        if sentence.root not in heads:
+            heads.insert(0, sentence.root)
+        head_ids = {t.i for t in heads}
+        clauses: dict[int, Clause] = {}
+        for head in heads:
+            tokens = self._own_tokens(head, head_ids)
+            if not tokens:
+                continue
+            clauses[head.i] = Clause(head=head, tokens=tokens, subject=None, about="none", mood="statement")
+        for clause in clauses.values():
+            parent_head = self._governing_head(clause.head, head_ids)
+            if parent_head is not None and parent_head.i in clauses:
+                clause.parent = clauses[parent_head.i]
+                clause.parent.children.append(clause)
+        ordered = sorted(clauses.values(), key=lambda c: c.start)
+        question_from = self._question_segment(sentence)
+        for clause in sorted(ordered, key=lambda c: _depth(c)):  # parents first: conjuncts inherit subjects
+            self.describe(clause, sentence, question_from)
+            # "we adopted a beagle last weekend, his name is Pickle": named earlier in the same sentence
+            earlier = (
+                self.kin_mention(sentence.doc[sentence.start : clause.start])
+                if clause.start > sentence.start
+                else None
+            )
+            if earlier is not None:
+                referent = earlier
+            if referent is not None and clause.subject is not None and refers(clause.subject):
+                # "my husband flies there a lot, he's a pilot": he is the husband
+                clause.about = "pet" if referent.lemma_.lower() in self.lex["pet_noun"] else "family"
+                clause.referent = referent
+                clause.reported = False
+        for clause in sorted(ordered, key=lambda c: _depth(c)):
+            # "thinking about moving from Heroku to Fly": what a plan or a guess governs is planned too
+            parent = clause.parent
+            if parent is not None and clause.head.dep_ in ("advcl", "ccomp", "xcomp"):
+                if parent.subject is None and clause.head.i < parent.head.i:
+                    continue  # "we adopted a beagle, so expect typos": said before an order, not under it
+                # "i hate mornings, i need two coffees to function": a plan after it does not reach back
+                clause.planned |= parent.planned and clause.head.i > parent.head.i
+                clause.hedged |= parent.hedged
+                clause.conditional |= parent.conditional
+        for clause in ordered:
+            # "why does X rebuild when i touch a readme": what is asked about is asked too
+            parent = clause.parent
+            if parent is not None and parent.mood == "question" and clause.head.dep_ == "advcl":
+                marks = {c.lower_ for c in clause.head.children if c.dep_ == "mark"}
+                if not marks & {"since", "because", "as", "cause", "cuz", "coz"}:
+                    clause.mood = "question"
+        return ordered
+
+    @staticmethod
+    def _heads_clause(token: Token) -> bool:
+        if token.dep_ == "ROOT":
+            return True
+        if token.dep_ not in _CLAUSE_DEPS:
+            return False
+        if token.pos_ in ("VERB", "AUX"):
+            return True
+        # "I'm vegan and my wife is a nurse": a conjunct with a subject of its own
+        return any(c.dep_ in SUBJECT_DEPS for c in token.children)
+
+    @staticmethod
+    def _own_tokens(head: Token, head_ids: set[int]) -> list[Token]:
+        """The head's subtree without the subtrees of the clauses nested in it."""
+        tokens: list[Token] = []
+        stack = [head]
+        while stack:
+            token = stack.pop()
+            tokens.append(token)
+            for child in token.children:
+                if child.i in head_ids:
+                    continue
+                if child.dep_ == "cc" and child.head.i == head.i and child.i > head.i:
+                    continue
+                stack.append(child)
+        tokens.sort(key=lambda t: t.i)
+        while tokens and ((tokens[-1].is_punct and not glued_symbol(tokens)) or tokens[-1].dep_ == "cc"):
+            tokens.pop()
+        while tokens and (tokens[0].is_punct or tokens[0].dep_ == "cc"):
+            tokens.pop(0)
+        return tokens
+
+    @staticmethod
+    def _governing_head(head: Token, head_ids: set[int]) -> Token | None:
+        token = head
+        while token.head.i != token.i:
+            token = token.head
+            if token.i in head_ids:
+                return token
+        return None
+
+    def question_start(self, sentence: Span) -> int | None:
+        return self._question_segment(sentence)
+
+    @staticmethod
+    def _question_segment(sentence: Span) -> int | None:
+        """Where the asked part of a sentence ending in "?" begins: after its last clause boundary."""
+        tokens = [t for t in sentence if not t.is_space]
+        while tokens and tokens[-1].is_punct and tokens[-1].text not in ("?",):
+            tokens.pop()
+        if not tokens or "?" not in tokens[-1].text:
+            return None
+        start: int = tokens[0].i
+        for token in tokens[:-1]:
+            if (token.lower_ in _BOUNDARY and token.dep_ in ("punct", "cc", "prep")) or token.text in (
+                ",",
+                ";",
+                "\u2014",
+            ):
+                start = token.i + 1
+        return start
+
+
+def _depth(clause: Clause) -> int:
+    depth, parent = 0, clause.parent
+    while parent is not None:
+        depth, parent = depth + 1, parent.parent
+    return depth

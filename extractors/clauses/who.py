@@ -1,0 +1,165 @@
+"""Who a clause is about: the speaker, their group, family or pet, their own thing, the project,
+"you", someone else, something pointed at, or a thing; and a note about oneself with the "I" left out
+("moved to Kraków in march", "allergic to peanuts")."""
+
+from __future__ import annotations
+
+import re
+
+from extractors.clauses.model import GROUP, SPEAKER, Token
+from extractors.lexicon import Lexicon
+from extractors.vocabulary import WEEKDAYS
+
+_PLACEHOLDER = re.compile(r"^CMD\d+$")  # a command set aside before parsing (see pipeline._unit)
+# what one says of oneself with the subject left out: "working as SRE", "living in Lisbon now"
+# what one says of oneself with the subject left out: "working as SRE", "living in Lisbon now"
+_SELF_DESCRIBING = frozenset({"work", "live", "study", "teach", "base", "stay", "run", "build", "train"})
+_YOU = frozenset({"you", "u", "ya", "yourself", "y'all"})
+_POINTING = frozenset({"it", "this", "that", "these", "those", "there", "which", "what", "here"})
+_THIRD_PRONOUNS = frozenset(
+    {"he", "she", "they", "him", "her", "them", "someone", "somebody", "everyone", "one"}
+)
+_TIMES = WEEKDAYS | frozenset(
+    [
+        "yesterday",
+        "today",
+        "tomorrow",
+        "tonight",
+        "night",
+        "morning",
+        "week",
+        "month",
+        "year",
+        "weekend",
+        "sprint",
+        "release",
+    ]
+)
+
+
+class WhoReader:
+    """Who a clause is about, from its subject and the words around it."""
+
+    def __init__(self, lexicon: Lexicon, labels: frozenset[str] = frozenset()) -> None:
+        self.lex = lexicon
+        self.labels = labels  # words that name a part of the stack ("ci", "db", "background jobs")
+
+    def _about(self, subject: Token) -> str:
+        lower = subject.lower_
+        lex = self.lex
+        if lower not in SPEAKER and any(t.lower_ in ("i", "me") for t in subject.subtree):
+            return "speaker"  # "me and my wife are vegetarian", "my wife and I moved"
+        if lower in SPEAKER:
+            return "speaker"
+        if lower in GROUP:
+            return "group"
+        if lower in _YOU:
+            return "you"
+        if lower in _POINTING or (
+            lower in ("one", "ones") and any(c.lower_ in ("that", "this", "those") for c in subject.children)
+        ):
+            return "pointing"  # "that one still uses unittest"
+        if lower in _THIRD_PRONOUNS:
+            return "third"
+        possessors = {c.lower_ for c in subject.children if c.dep_ == "poss" and not _time_word(c)}
+        noun = subject.lemma_.lower()
+        if any(c.lower_ in ("other", "another", "different") for c in subject.children):
+            return "third"  # "the other team uses Jest"
+        if any(
+            c.lower_ in ("favourite", "favorite", "fav", "fave") for c in subject.children
+        ) and not possessors - {"my"}:
+            return "speaker_thing"  # "favourite lang is still ocaml"
+        if possessors & {"my", "mine"}:
+            if noun in lex["kin_noun"] or subject.lower_ in lex["kin_noun"]:
+                return "family"
+            if noun in lex["pet_noun"]:
+                return "pet"
+            if noun in lex["person_noun"]:
+                return "third"
+            return "speaker_thing"
+        if possessors & {"our"}:
+            if noun in lex["kin_noun"]:
+                return "family"
+            if noun in lex["pet_noun"]:
+                return "pet"
+            if noun in lex["person_noun"]:
+                return "third"
+            return "project"
+        if possessors & {"his", "her", "their", "your"} or any(
+            c.dep_ == "poss" and not _time_word(c) for c in subject.children
+        ):
+            return "third"
+        if subject._.tech is not None or _PLACEHOLDER.match(subject.text):
+            return "project"  # a product, or a command set aside before parsing ("CMD1 runs everything")
+        compound = " ".join(
+            [*(c.lower_ for c in subject.children if c.dep_ in ("compound", "amod")), subject.lower_]
+        )
+        if compound in self.labels:
+            return "project"  # "background jobs moved to GoodJob", "the package manager is pnpm"
+        if noun in lex["person_noun"]:
+            return "third"
+        if noun in lex["project_noun"] or subject.lower_ in lex["project_noun"] or noun in self.labels:
+            return "project"
+        if subject.pos_ == "PROPN" and subject.ent_type_ in ("", "PERSON"):
+            return "third"
+        return "thing"
+
+    def _diary(self, head: Token) -> bool:
+        """A note about oneself with the "I" left out: a past verb or an adjective at the start."""
+        skip = ("just", "finally", "also", "and", "so", "btw", "still", "recently", "only", "oh", "well")
+        # an opening aside is not where the note starts: "sorry for the slow replies, just moved to Porto"
+        aside = {
+            t.i
+            for c in head.children
+            if c.dep_ in ("advcl", "intj", "discourse") and c.i < head.i
+            for t in c.subtree
+        }
+        first = next(
+            (
+                t
+                for t in head.sent
+                if not t.is_punct
+                and t.lower_ not in skip
+                and t.i not in aside
+                and not (t.dep_ in ("aux", "auxpass") and t.head.i == head.i)
+            ),
+            None,
+        )
+        if first is None or first.i != head.i:
+            return False
+        content = [
+            c
+            for c in head.children
+            if c.dep_ in ("dobj", "prep", "prt", "acomp", "xcomp", "oprd", "attr")
+            or (c.dep_ == "advmod" and c.lower_ in ("back", "home", "away", "abroad"))
+        ]
+        pronoun = any(c.lower_ in ("it", "that", "this", "them") for c in content)
+        if head.tag_ in ("VBN", "VBD") and not content and head.lemma_.lower() in self.lex["life_event_verb"]:
+            return True  # "got married last saturday"
+        if head.tag_ == "VBG" and head.lemma_.lower() in _SELF_DESCRIBING and content:
+            return True  # "Myself Arjun, working as SRE in Bengaluru"
+        if head.tag_ in ("VBD", "VBN") and content and not pronoun and head.lemma_ != "be":
+            return head.lemma_.lower() not in self.lex["conversation_verb"] - {
+                "get",
+                "go",
+                "make",
+                "take",
+                "find",
+            }
+        return (
+            head.pos_ == "ADJ" and any(c.dep_ == "prep" for c in head.children)
+        ) or head.lower_ in self.lex["diet_word"]
+
+
+def refers(subject: Token) -> bool:
+    """ "he", "she", or "his name", "her name": a subject that points back at someone just named."""
+    if subject.lower_ in ("he", "she"):
+        return True
+    return subject.lemma_.lower() == "name" and any(
+        c.dep_ == "poss" and c.lower_ in ("his", "her", "its") for c in subject.children
+    )
+
+
+def _time_word(token: Token) -> bool:
+    """ "yesterday's deploy", "last night's build": a time, not a person owning the subject."""
+    return token.lemma_.lower() in _TIMES or any(c.lower_ in _TIMES for c in token.children)

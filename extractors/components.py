@@ -1,0 +1,103 @@
+"""The spaCy components of ``mnemo.clauses.v1``, registered by name (``Language.factory``), and
+the tokenizer's chat spellings: what the parse needs that the model does not know about chat.
+
+- ``mnemo_chat_sentences_v1``: sentence starts chat misses ("no emojis. ever. makes it look ...");
+- ``mnemo_chat_norms_v1``: lemmas for chat spellings ("im", "dont");
+- ``mnemo_coined_words_v1``: a word the model never saw is a name, not a preposition;
+- ``mnemo_tech_v1``: products of ``patterns/vocabulary.jsonl``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from spacy.language import Language
+
+from extractors.vocabulary import TechMarker, load_vocabulary
+
+# Chat spellings the tagger reads better spelled out: "im" is "I'm".
+_SPECIAL_CASES = {
+    "im": [{"ORTH": "i", "NORM": "i"}, {"ORTH": "m", "NORM": "am"}],
+    "Im": [{"ORTH": "I", "NORM": "i"}, {"ORTH": "m", "NORM": "am"}],
+    "IM": [{"ORTH": "I", "NORM": "i"}, {"ORTH": "M", "NORM": "am"}],
+}
+_BE_NORMS = frozenset({"am", "is", "are", "'m", "'re", "'s"})
+_CLOSED_CLASSES = frozenset({"ADP", "ADV", "AUX", "CCONJ", "SCONJ", "DET", "PRON", "PART", "INTJ"})
+
+
+def add_components(nlp: Language, known_words: frozenset[str]) -> None:
+    """Chat spellings in the tokenizer and our components in the pipeline, in the order they run."""
+    tokenizer: Any = nlp.tokenizer
+    for text, pieces in _SPECIAL_CASES.items():
+        tokenizer.add_special_case(text, pieces)
+    nlp.add_pipe("mnemo_chat_sentences_v1", before="parser")
+    nlp.add_pipe("mnemo_chat_norms_v1")
+    coined: Any = nlp.add_pipe("mnemo_coined_words_v1")
+    coined.known_words = known_words
+    tech: Any = nlp.add_pipe("mnemo_tech_v1")
+    tech.known_words = known_words
+
+
+@Language.factory("mnemo_chat_norms_v1")
+def _chat_norms(nlp: Language, name: str) -> Any:
+    """Lemmas for the apostrophe-less forms chat uses ("im", "dont"), so rules over lemmas see them."""
+
+    def fix(doc: Any) -> Any:
+        for token in doc:
+            if token.norm_ in _BE_NORMS and token.pos_ in ("AUX", "VERB") and token.lemma_ != "be":
+                token.lemma_ = "be"
+            elif token.norm_ == "not" and token.dep_ == "neg":
+                token.lemma_ = "not"
+        return doc
+
+    return fix
+
+
+class _CoinedWords:
+    """A word the model never saw ("zqhzsjdeploy", "tuistctl") cannot be a preposition or an adverb:
+    those classes are closed, and the tagger guesses them for unknown words now and then. Such a
+    word is read as a name, which is what a coined word in a chat about tools almost always is."""
+
+    def __init__(self) -> None:
+        self.known_words: frozenset[str] = frozenset()  # set once the model's words are known
+
+    def __call__(self, doc: Any) -> Any:
+        if not self.known_words:
+            return doc
+        for token in doc:
+            if (
+                token.pos_ in _CLOSED_CLASSES
+                and token.is_alpha
+                and len(token) > 3
+                and token.lower_ not in self.known_words
+            ):
+                token.pos_ = "PROPN"
+                token.tag_ = "NNP"
+        return doc
+
+
+@Language.factory("mnemo_coined_words_v1")
+def _coined_words(nlp: Language, name: str) -> _CoinedWords:
+    return _CoinedWords()
+
+
+@Language.factory("mnemo_chat_sentences_v1")
+def _chat_sentences(nlp: Language, name: str) -> Any:
+    """Sentence starts the parser misses in chat: "no emojis. ever. makes it look ..." starts three
+    sentences, though none is capitalised. Runs before the parser, which keeps what is set here."""
+
+    def mark(doc: Any) -> Any:
+        for token in doc[1:-1]:
+            if token.text in (".", "!", "?") and token.whitespace_ and doc[token.i - 1].is_alpha:
+                following = doc[token.i + 1]
+                if following.is_alpha or following.text in ("(", "`", "'", '"'):
+                    following.is_sent_start = True
+        return doc
+
+    return mark
+
+
+@Language.factory("mnemo_tech_v1")
+def _tech(nlp: Language, name: str) -> TechMarker:
+    """Products of ``patterns/vocabulary.jsonl`` as ``doc.spans["tech"]``."""
+    return TechMarker(nlp, load_vocabulary())

@@ -1,0 +1,144 @@
+"""Corrections: "sorry, I meant Utrecht", "wait, no: pnpm", "typo, it's 3.12". A correction takes
+the slot of the fact it corrects, said earlier in the same message or conversation; the wrong value
+said in the same batch is dropped, not kept as history."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Any
+
+from extractors.candidates import Read
+from extractors.readers import Fact
+from extractors.shell import Command
+from extractors.vocabulary import VERSION
+
+_CORRECTION = re.compile(
+    r"^\W*(?:(?:sorry|oops|whoops|wait|hold\s+on|erm|um|my\s+bad|correction|typo|scratch\s+that|"
+    r"let\s+me\s+correct\s+(?:that|myself)|i\s+misspoke|actually|no+|nope|not\s+quite|rather|i\s+mean)"
+    r"\b[\s,:;.!\u2014\u2013-]*)+",
+    re.IGNORECASE,
+)
+_MEANT = re.compile(r"^\W*(?:i\s+meant|meant|i\s+mean|it'?s|it\s+is|should\s+be|make\s+that)\b\W*", re.I)
+
+
+def is_correction(text: str) -> bool:
+    """ "sorry, I meant ...", but not "No." / "nope, thanks": an answer, not a correction."""
+    return bool(_CORRECTION.match(text)) and not _only_no(text)
+
+
+def resolve(reads: list[Read], context_reads: list[Read]) -> list[Read]:
+    """Each correction in ``reads`` in place of the fact it corrects, from ``reads`` or ``context_reads``
+    (the user's earlier turns)."""
+    resolved: list[Read] = []
+    for read in reads:
+        if not read.correcting:
+            resolved.append(read)
+            continue
+        before = [r.fact for r in context_reads + resolved[:] if r.fact.key and not r.correcting]
+        target = _corrected(read, before) if read.bare is not None or read.fact.key else None
+        if read.bare is not None:
+            if target is None:
+                continue
+            fact = _with_value(target, read.fact.value)
+            resolved = [r for r in resolved if r.fact is not target]
+            resolved.append(replace(read, fact=fact, bare=None))
+        else:
+            if target is not None:
+                resolved = [r for r in resolved if r.fact is not target]
+            resolved.append(read)
+    return resolved
+
+
+def bare_value(sent: Any, techs: list[Any], commands: list[tuple[Command, Any]]) -> Fact | None:
+    """What a correction names when it names no slot: "sorry, I meant Utrecht", "typo, `pnpm test`",
+    "it's sesame she's allergic to, not peanuts", "scratch that, ops bumped it to 3.12"."""
+    marker = _CORRECTION.match(sent.text)
+    rest_start = sent.start_char + (marker.end() if marker else 0)
+    meant = _MEANT.match(sent.doc.text[rest_start : sent.end_char])
+    if meant:
+        rest_start += meant.end()
+    for command, span in commands:
+        if span.start_char >= rest_start:
+            return Fact(
+                "procedural", "project", None, command.text, "", sent.text, "correction", 0.8, span.start
+            )
+    for span in techs:
+        if span.start_char >= rest_start and sent.start <= span.start < sent.end:
+            value = span.text + (f" {span._.version}" if span._.version else "")
+            fact = Fact("semantic", "project", None, value, "", sent.text, "correction", 0.8, span.start)
+            fact.category = span.label_
+            return fact
+    rest = [t for t in sent if t.idx >= rest_start and not t.is_punct]
+    versions = [t for t in rest if VERSION.match(t.text) and any(ch.isdigit() for ch in t.text)]
+    if versions:
+        return Fact(
+            "semantic",
+            "project",
+            None,
+            versions[0].text,
+            "",
+            sent.text,
+            "correction",
+            0.75,
+            versions[0].i,
+        )
+    phrase: list[Any] = []
+    for token in rest:
+        if token.pos_ in ("PROPN", "NOUN", "ADJ", "NUM") or (phrase and token.pos_ == "X"):
+            phrase.append(token)
+        elif phrase:
+            break
+        elif token.pos_ in ("VERB", "AUX", "PRON") and token.lower_ not in ("it", "'s", "is"):
+            return None  # a sentence of its own, not a bare value
+    if not phrase or len(phrase) > 4:
+        return None
+    not_after = [t for t in rest if t.i > phrase[-1].i]
+    other = None
+    if len(not_after) >= 2 and not_after[0].lower_ in ("not", "instead"):
+        other = next((t.text for t in not_after[1:] if t.pos_ in ("PROPN", "NOUN", "ADJ", "NUM")), None)
+    value = " ".join(t.text for t in phrase)
+    fact = Fact("semantic", "user", None, value, "", sent.text, "correction", 0.75, phrase[0].i, other=other)
+    return fact
+
+
+def _only_no(text: str) -> bool:
+    """ "No." / "nope, thanks": an answer, not a correction."""
+    return len(text.split()) <= 2
+
+
+def _corrected(read: Read, before: list[Fact]) -> Fact | None:
+    """The earlier fact a correction replaces: the same slot, else the latest of the same kind."""
+    fact = read.fact
+    if fact.key:
+        return next((b for b in reversed(before) if b.key == fact.key), None)
+    if fact.other:
+        named = [b for b in before if fact.other.lower() in f"{b.value} {b.text}".lower()]
+        if named:
+            return named[-1]  # "it's sesame, not peanuts": the fact that said peanuts
+    if VERSION.match(fact.value) and any(ch.isdigit() for ch in fact.value):
+        versions = [b for b in before if b.key and b.key.endswith("_version")]
+        if versions:
+            return versions[-1]
+    if fact.category:
+        same = [b for b in before if b.category == fact.category]
+        if same:
+            return same[-1]
+    if fact.kind == "procedural":
+        commands = [b for b in before if b.key and b.key.endswith(("_command", "_check"))]
+        return commands[-1] if commands else None
+    personal = [b for b in before if b.scope == fact.scope and b.key]
+    return personal[-1] if personal else (before[-1] if before else None)
+
+
+def _with_value(target: Fact, value: str) -> Fact:
+    """The corrected fact: the earlier one's slot and wording, with the value the user meant."""
+    if target.key and target.key.endswith("_version"):
+        version = next((w for w in value.split() if VERSION.match(w) and any(c.isdigit() for c in w)), None)
+        value = version or value
+    old = target.value
+    text = target.text.replace(old, value) if old and old in target.text else target.text
+    reader = re.sub(r"\.v\d+$", "", target.reader)
+    return replace(
+        target, value=value, text=text, reader=f"{reader}.corrected", previous=None, previous_text=None
+    )

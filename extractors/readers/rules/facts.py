@@ -1,0 +1,147 @@
+"""How a rule becomes a fact: whose rule it is (the user's, about answers; the project's, about the
+code), the slot it fills when it has one (reply language, reply length, indentation), and its words
+in the third person ("without asking me first" -> "without asking the user first")."""
+
+from __future__ import annotations
+
+import re
+
+from extractors.readers.common import Fact, ReaderBase, Token, joined
+from extractors.render import SUBJECT_MARK, plain, sentence
+
+COMMAND = re.compile(r"^CMD\d+$")  # a command set aside before parsing
+_LENGTHS = frozenset(
+    [
+        "short",
+        "shorter",
+        "brief",
+        "concise",
+        "terse",
+        "succinct",
+        "detailed",
+        "long",
+        "longer",
+        "thorough",
+        "verbose",
+        "in-depth",
+        "comprehensive",
+        "minimal",
+        "compact",
+    ]
+)
+FIRST_PERSON_WORDS = re.compile(r"(?<![\w'])(?:me|my|i'm|i|myself|we're|we've|we|us|our)(?![\w'])", re.I)
+# In a rule, the user the rule speaks of: "without asking me first" -> "without asking the user first".
+_THIRD_PERSON = {
+    "me": "the user",
+    "my": "the user's",
+    "i": "the user",
+    "i'm": "the user is",
+    "myself": "the user",
+    "we": "the team",
+    "we're": "the team is",
+    "we've": "the team has",
+    "us": "the team",
+    "our": "the team's",
+}
+
+
+def in_third_person(body: str) -> str:
+    """The user and the team the rule speaks of, named as such."""
+    return FIRST_PERSON_WORDS.sub(lambda m: _THIRD_PERSON[m.group(0).lower()], body)
+
+
+class RuleBase(ReaderBase):
+    """Whose a rule is, and the fact it makes."""
+
+    def rule_scope(self, tokens: list[Token]) -> str:
+        """A rule about how the assistant answers or talks to the user is the user's; one about the
+        code, the repo or the team's work is the project's."""
+        lex = self.lex
+        user = 0.0
+        project = 0.0
+        answers = lex["answer_word"] - {"me"}
+        for token in tokens:
+            lemma, lower = token.lemma_.lower(), token.lower_
+            if lower in answers or lemma in answers:
+                user += 1.5  # how answers look is said of answers; a code word nearby is usually context
+            if lower in ("i", "i'm") and token.dep_ in ("nsubj", "nsubjpass"):
+                user += 1  # "on fridays i eat fish tho": about the speaker's own life
+            if lower == "me":
+                governor = token.head.lemma_.lower()
+                user += (
+                    2
+                    if governor
+                    in ("for", "give", "show", "write", "send", "explain", "answer", "reply", "with", "to")
+                    else 0.5
+                )
+            if token._.tech is not None:
+                if self.vocab.slot(token._.tech).scope == "user":
+                    user += 2
+                else:
+                    project += 1
+            if (
+                lemma in lex["code_noun"]
+                or lower in lex["code_noun"]
+                or "/" in lower
+                or lower.startswith("`")
+                or COMMAND.match(token.text)
+            ):
+                project += 1
+        if any(
+            t.lower_ in lex["language_name"] and t.i > 0 and t.doc[t.i - 1].lower_ in ("in", "auf")
+            for t in tokens
+        ):
+            user += 2
+        return "user" if user > project else "project"
+
+    def rule_fact(
+        self, body: str, tokens: list[Token], scope: str, source: list[Token], anchor: int, reader: str
+    ) -> Fact:
+        key, value = self.rule_slot(tokens, scope)
+        body = in_third_person(body)
+        text = body if body.startswith(SUBJECT_MARK) else f"{SUBJECT_MARK} rule: {sentence(body)}"
+        return Fact(
+            kind="procedural" if scope == "project" or key is None else "semantic",
+            scope=scope,
+            key=key,
+            value=value or plain(tokens),
+            text=sentence(text) if key is None else self.slot_text(key, value or "", text),
+            span=plain(source),
+            reader=reader,
+            confidence=0.85,
+            anchor=anchor,
+        )
+
+    def rule_slot(self, tokens: list[Token], scope: str) -> tuple[str | None, str | None]:
+        words = [t.lower_ for t in tokens]
+        if scope == "user":
+            for i, word in enumerate(words):
+                if word in self.lex["language_name"] and i > 0 and words[i - 1] in ("in", "auf"):
+                    return "response_language", tokens[i].text
+            for token in tokens:
+                if token.lower_ in _LENGTHS and token.head.lemma_.lower() in (
+                    self.lex["answer_word"] | {"keep", "be"}
+                ):
+                    return "response_length", token.text
+        for i, word in enumerate(words):
+            if word in ("tabs", "spaces", "tab", "space") or re.match(r"^\d+-space", word):
+                start = i
+                while start > 0 and (
+                    words[start - 1].isdigit() or words[start - 1] in ("-", "four", "two", "eight")
+                ):
+                    start -= 1
+                end = i + 1
+                if end < len(words) and words[end] in ("indentation", "indent", "indents", "indenting"):
+                    end += 1
+                return "indentation", joined(tokens[start:end])
+        return None, None
+
+    @staticmethod
+    def slot_text(key: str, value: str, text: str) -> str:
+        if key == "response_language":
+            return f"{SUBJECT_MARK} wants replies in {value}."
+        if key == "response_length":
+            return f"{SUBJECT_MARK} wants replies kept {value}."
+        if key == "indentation":
+            return f"{SUBJECT_MARK} indents code with {value}."
+        return text

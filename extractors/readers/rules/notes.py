@@ -1,0 +1,161 @@
+"""Rules written as notes: "squash merge only", "no `any` in TS", "always conventional commits",
+"bullets > paragraphs", "aisle seat always", and conventions under a label that names them ("branch
+naming: feature/<ticket>-short-desc")."""
+
+from __future__ import annotations
+
+from extractors.readers.common import Fact, Span, Token, pieces
+from extractors.readers.rules.facts import COMMAND
+from extractors.readers.rules.standing import StandingRules, without_please
+from extractors.render import plain, trim
+
+# labels of a rule written as a note: "branch naming: feature/<ticket>-desc", "commits here: ..."
+_RULE_LABELS = frozenset(
+    {"naming", "convention", "conventions", "style", "format", "rule", "rules", "policy", "workflow"}
+)
+# "no worries", "no problem": said in passing, not a rule
+_NO_PHRASES = frozenset(
+    (
+        "worries",
+        "problem",
+        "problems",
+        "idea",
+        "clue",
+        "rush",
+        "way",
+        "pressure",
+        "thanks",
+        "need",
+        "luck",
+        "one",
+        "matter",
+        "offense",
+        "biggie",
+    )
+)
+
+
+class NoteRules(StandingRules):
+    """Rules said as notes rather than clauses."""
+
+    def fragment_rules(self, sent: Span, question_from: int | None) -> list[Fact]:
+        """Rules written as notes: "squash merge only", "no `any` in TS", "always conventional commits",
+        "bullets > paragraphs", "aisle seat always", "halal only when suggesting restaurants"."""
+        labeled = self._labeled_rule(sent, question_from)
+        if labeled:
+            return labeled
+        facts = []
+        previous: list[Token] = []  # "grams and millilitres, never cups": one rule, said in two pieces
+        for piece in pieces(sent, cut_plus=False, cut_colon=True):
+            if question_from is not None and piece[-1].i >= question_from:
+                continue
+            tokens = without_please(trim(list(piece)))
+            plain_before, previous = previous, tokens
+            fact = self._note(sent, piece, tokens, plain_before)
+            if fact is not None:
+                facts.append(fact)
+        return facts
+
+    def _note(self, sent: Span, piece: Span, said: list[Token], plain_before: list[Token]) -> Fact | None:
+        """The rule a piece of a line notes, with the piece before it when it goes on from it."""
+        tokens = said
+        alone = [t.lower_ for t in tokens if not t.is_punct]
+        merged = bool(
+            tokens
+            and (
+                tokens[0].lower_ in ("never", "no", "not")
+                or alone in (["always"], ["only"], ["every", "time"])
+            )
+            and plain_before
+            and len(plain_before) <= 5
+            and not any(t.pos_ in ("VERB", "AUX") for t in plain_before)
+        )
+        if merged:
+            tokens = [*plain_before, *tokens]
+        words = [t.lower_ for t in tokens]
+        if not _noted(tokens, words, merged):
+            return None
+        scope = self.rule_scope(tokens)
+        lemmas = {t.lemma_.lower() for t in tokens}
+        commanded = any(COMMAND.match(t.text) for t in tokens)
+        if not commanded and not lemmas & (self.lex["code_noun"] | self.lex["answer_word"]) - {"me"}:
+            if words[0] == "no" or not {"always", "only", "never"} & set(words):
+                return None  # "no fish either", "no dedicated ops person": said in passing
+            scope = "user"  # "aisle seat always", "halal only": the person's own way
+        body = plain(plain_before) + ", " + plain(said) if merged else plain(tokens)
+        label = self._note_label(sent, tokens[0].i)
+        return self.rule_fact(
+            f"{label}: {body}" if label else body,
+            tokens,
+            scope,
+            list(piece),
+            tokens[0].i,
+            "rules.note",
+        )
+
+    def _note_label(self, sent: Span, start: int) -> str | None:
+        """ "For recipes: grams, never cups": the label a note is written under."""
+        colon = next((t for t in sent if t.text == ":" and t.i < start), None)
+        if colon is None or colon.i - sent.start > 4:
+            return None
+        return plain(list(sent.doc[sent.start : colon.i])) or None
+
+    def _labeled_rule(self, sent: Span, question_from: int | None) -> list[Fact]:
+        """ "branch naming: feature/<ticket>-short-desc", "commits here: conventional commits, always":
+        a convention written under a label that names it."""
+        colon = next((t for t in sent if t.text == ":"), None)
+        if colon is None or colon.i - sent.start > 3 or colon.i + 1 >= sent.end:
+            return []
+        if question_from is not None:
+            return []
+        label = [t for t in sent.doc[sent.start : colon.i] if not t.is_punct]
+        lemmas = {t.lemma_.lower() for t in label}
+        if not label or not lemmas & (_RULE_LABELS | self.lex["code_noun"]):
+            return []
+        if self.vocab.category_of_label(" ".join(t.lower_ for t in label)) is not None:
+            return []  # "name: Mateusz", "db: postgres": a slot's label, read as such
+        rest = trim([t for t in sent.doc[colon.i + 1 : sent.end] if not t.is_space])
+        if len(rest) < 1 or any(
+            t.dep_ in ("nsubj", "nsubjpass") and t.head.pos_ in ("VERB", "AUX") and t.head.i > colon.i
+            for t in rest
+        ):
+            return []
+        if any(t._.tech for t in rest) and not lemmas & _RULE_LABELS:
+            return []  # "db: postgres": the stack
+        tokens = [*label, *rest]
+        scope = self.rule_scope(tokens)
+        body = plain(label) + ": " + plain(rest)
+        return [self.rule_fact(body, tokens, scope, list(sent), colon.i, "rules.note")]
+
+
+def _noted(tokens: list[Token], words: list[str], merged: bool) -> bool:
+    """Whether a piece is written as a rule: no clause of its own, and a mark of one ("only", "never",
+    "always", "X > Y", "X over Y", "from now on")."""
+    kept = {t.i for t in tokens}
+    if len(words) < 2 or any(
+        t.dep_ in ("nsubj", "nsubjpass") and t.head.i in kept and t.head.pos_ in ("VERB", "AUX")
+        for t in tokens
+    ):
+        return False
+    if any(t.pos_ in ("VERB", "AUX") and t.tag_ in ("VBD", "VBZ", "MD") for t in tokens):
+        return False
+    if words[0] == "no" and words[1] in _NO_PHRASES:
+        return False
+    text = " ".join(words)
+    over = "over" in words and 0 < words.index("over") < len(words) - 1
+    over = over and tokens[words.index("over") - 1].pos_ in ("NOUN", "PROPN", "ADJ")
+    if any(t.tag_ in ("VBN", "VBG") for t in tokens) and not any(
+        p in text for p in ("from now on", "going forward")
+    ):
+        over = False
+    marked = (
+        merged
+        or words[0] in ("no", "never", "always", "only")
+        or words[-1] in ("only", "always", "never")
+        or "only" in words[1:3]
+        or ">" in words
+        or over
+        or (len(words) > 2 and words[1] in (":", "="))
+        or any(p in text for p in ("from now on", "going forward", "every time", "by default"))
+    )
+    return marked

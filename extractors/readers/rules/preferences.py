@@ -1,0 +1,157 @@
+"""Preferences ("I prefer concise bullet points", "I'd rather stick to trains") and exceptions to a
+rule said before ("except release/* branches - those get a merge commit")."""
+
+from __future__ import annotations
+
+import re
+
+from extractors.clauses import Clause
+from extractors.readers.common import DEICTIC, Fact, Span, Token, joined
+from extractors.readers.rules.facts import in_third_person
+from extractors.readers.rules.notes import NoteRules
+from extractors.readers.rules.standing import contiguous
+from extractors.render import SUBJECT_MARK, plain, sentence, third_person, trim
+
+_EXCEPTION = re.compile(
+    r"\b(?:except|exception|excepting|apart\s+from|other\s+than|odd\s+one\s+out|the\s+one\s+place|"
+    r"caveat|the\s+only\s+place|only\s+(?:the|in|for)\b|is\s+different|are\s+different|'s\s+different|differs)"
+)
+# "though", "tho", "still" mark an exception only beside what it is limited to ("for tax stuff, though")
+_SOFT_EXCEPTION = re.compile(r"\b(?:tho|though|although|however|still)\b")
+_EXCEPTION_LEAD = re.compile(
+    r"^(?:(?:one|small|only|the\s+only|big)\s+)?(?:exception|caveat)s?\s*(?:to\s+that|is)?\s*[:,\u2014\u2013-]?\s*|"
+    r"^(?:but|although|though|however|heads\s+up)\s*[:,\u2014\u2013-]?\s*",
+    re.I,
+)
+
+
+class RuleReader(NoteRules):
+    """Standing rules: imperatives meant for every time, the team's habits, norms about code,
+    rules written as notes, how answers should look, and the exceptions to them."""
+
+    def preference(self, clause: Clause) -> list[Fact]:
+        """ "I prefer concise bullet points", "I like my answers short", "I'd rather stick to trains"."""
+        head = clause.head
+        rather = any(c.lower_ == "rather" for c in head.children) and clause.modal in ("'d", "d", "would")
+        if rather and clause.about == "speaker" and clause.mood == "statement" and not clause.conditional:
+            return [_rather(clause)]
+        if head.lemma_.lower() not in ("prefer", "like", "love", "want", "need") or clause.about not in (
+            "speaker",
+            "group",
+        ):
+            return []
+        if (
+            clause.mood == "question"
+            or clause.hedged
+            or clause.reported
+            or clause.conditional
+            or clause.negated
+        ):
+            return []
+        if head.lemma_.lower() in ("like", "love", "want", "need") and not self._shapes_output(clause):
+            return []
+        xcomp = any(c.dep_ == "xcomp" and c.pos_ == "VERB" for c in head.children)
+        if clause.tense == "future" or (xcomp and head.lemma_ != "prefer"):
+            return []
+        obj = [t for t in contiguous(clause) if t.i > head.i]
+        if not obj:
+            return []
+        value = plain(obj)
+        scope = "user" if clause.about == "speaker" else "project"
+        key, slot_value = self.rule_slot(obj, "user")
+        text = third_person(trim(contiguous(clause)), clause.subject)
+        if key == "indentation" and slot_value is not None:
+            text = self.slot_text(key, slot_value, text)
+            value = slot_value
+        else:
+            key = None  # "I'd prefer answers in German": kept as said
+        answers = self._shapes_output(clause) and scope == "user"
+        return [
+            Fact(
+                # how the user wants answers is a standing rule of theirs, given on every request
+                kind="procedural" if scope == "project" or answers else "semantic",
+                scope=scope,
+                key=key,
+                value=value,
+                text=text,
+                span=plain(clause.tokens),
+                reader="rules.preference",
+                confidence=0.85,
+                anchor=obj[0].i,
+            )
+        ]
+
+    def _shapes_output(self, clause: Clause) -> bool:
+        """ "I like my answers short", "I want responses in German": about the assistant's output."""
+        words = {t.lower_ for t in clause.tokens} | {t.lemma_.lower() for t in clause.tokens}
+        if words & (self.lex["answer_word"] - {"me"}) or words & {"tabs", "spaces"}:
+            return True
+        return any(t.dep_ == "dobj" and t.lemma_.lower() in self.lex["code_noun"] for t in clause.tokens)
+
+    def exception(self, sent: Span, clauses: list[Clause], qualifier: str | None) -> list[Fact]:
+        """An exception to a rule said before: "except release/* branches — those get a merge commit",
+        "the CLI tool is the odd one out, it logs plain text", "for tax stuff, though, give me the
+        full detail". Kept as said, with what it is limited to, beside the general rule."""
+        text = sent.text.strip()
+        lowered = text.lower()
+        soft = _SOFT_EXCEPTION.search(lowered) and (qualifier or re.match(r"^\W*(?:but\s+)?for\s", lowered))
+        if text.endswith("?") or not (_EXCEPTION.search(lowered) or soft):
+            return []
+        if any(c.reported or c.hedged for c in clauses if c.parent is None):
+            return []
+        tokens = trim([t for t in sent if not t.is_space])
+        if len(tokens) < 3:
+            return []
+        where = qualifier or _exception_scope(sent)
+        body = _EXCEPTION_LEAD.sub("", joined(tokens)).strip(" ,:;\u2014\u2013-")
+        if not body:
+            return []
+        body = in_third_person(body)
+        scope = self.rule_scope(tokens)
+        return [
+            Fact(
+                kind="procedural" if scope == "project" else "semantic",
+                scope=scope,
+                key=None,
+                value=body,
+                text=f"{SUBJECT_MARK} exception{f' ({where})' if where else ''}: {sentence(body)}",
+                span=text,
+                reader="rules.exception",
+                confidence=0.75,
+                anchor=sent.start,
+                fields={"exception_for": where} if where else {},
+            )
+        ]
+
+
+def _rather(clause: Clause) -> Fact:
+    """ "I'd rather stick to trains": what the speaker prefers to do."""
+    head = clause.head
+    after = [t for t in trim(clause.tokens) if t.i > head.i]
+    value = plain(after) or head.text
+    text = f"{SUBJECT_MARK} prefers to {plain([head, *after])}."
+    return Fact("semantic", "user", None, value, text, plain(clause.tokens), "rules.preference", 0.8, head.i)
+
+
+def _exception_scope(sent: Span) -> str | None:
+    """What an exception is limited to: the words after "except (for|in)", or the subject of "is the
+    odd one out" / "is different"."""
+    tokens = list(sent)
+    for n, token in enumerate(tokens):
+        if token.lower_ in ("except", "excepting") or (token.lower_ == "apart" and n + 1 < len(tokens)):
+            words: list[Token] = []
+            for t in tokens[n + 1 :]:
+                if t.is_punct or t.lower_ in ("which", "where", "those", "that", "there", "because", "since"):
+                    break
+                if t.lower_ in ("for", "in", "from", "the", "of") and not words:
+                    continue
+                words.append(t)
+                if len(words) >= 5:
+                    break
+            if words:
+                return joined(words)
+    root = sent.root
+    subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    if subject is not None and subject.lower_ not in DEICTIC and subject.pos_ != "PRON":
+        return joined([t for t in subject.subtree if t.dep_ != "det"])
+    return None

@@ -1,0 +1,286 @@
+"""Standing rules in clauses: imperatives meant for every time ("always squash before merging"),
+polite standing requests ("could you always include type hints?"), what the speaker asks of the
+assistant ("I'd like you to show the working"), the team's habits ("we squash merge everything"),
+and norms about code ("`any` is banned", "branch names have to be ...")."""
+
+from __future__ import annotations
+
+from extractors.clauses import Clause
+from extractors.readers.common import DEICTIC, Fact, Token, checkpoint_of
+from extractors.readers.rules.facts import RuleBase
+from extractors.render import SUBJECT_MARK, plain, third_person, trim
+
+_QUANTIFIERS = frozenset({"all", "every", "each", "any", "new", "no", "everything", "anything", "only"})
+_PERMISSION = frozenset({"ask", "check", "tell", "confirm", "discuss", "ping", "run", "test", "asking"})
+_UNIVERSAL = frozenset({"all", "every", "each", "any", "no"})
+_WHEN_MARKS = frozenset({"when", "whenever", "if", "before", "after", "once", "while", "until"})
+# imperatives that are not rules: "don't worry", "never mind", "thank you"
+_NOT_RULES = frozenset(
+    (
+        "worry",
+        "bother",
+        "mind",
+        "ask",
+        "forget",
+        "care",
+        "thank",
+        "remember",
+        "note",
+        "bear",
+        "notice",
+        "let",
+    )
+)
+# verbs whose rule is in their object: "use pnpm", "avoid default exports", "name tests after ..."
+_OBJECT_VERBS = frozenset(
+    (
+        "use",
+        "prefer",
+        "avoid",
+        "stick",
+        "keep",
+        "follow",
+        "put",
+        "name",
+        "stop",
+        "favor",
+        "favour",
+        "assume",
+        "skip",
+    )
+)
+
+
+class StandingRules(RuleBase):
+    """Rules said as clauses."""
+
+    def rules(self, clause: Clause) -> list[Fact]:
+        """Standing rules: imperatives meant for every time ("always squash before merging"), polite
+        standing requests ("could you always include type hints?"), the team's habits ("we squash
+        merge everything"), and norms about code ("`any` is banned", "branch names have to be ...")."""
+        request = self._request(clause)
+        if request is not None:
+            return request
+        if clause.hedged or clause.planned or clause.conditional or clause.reported:
+            return []
+        if clause.head.dep_ == "advcl" and any(
+            c.dep_ in ("mark", "advmod") and c.lower_ in _WHEN_MARKS for c in clause.head.children
+        ):
+            return []  # "whenever you make a worksheet": the clause it qualifies carries it
+        tokens = without_please(trim(contiguous(clause) if clause.mood == "imperative" else clause.tokens))
+        if len(tokens) < 2:
+            return []
+        body: str | None = None
+        if clause.mood == "question":
+            # "could you always include type hints?": a standing request, asked politely
+            if (
+                clause.about == "you"
+                and clause.modal in ("can", "ca", "could", "would", "will", "wo")
+                and clause.standing
+            ):
+                after = clause.subject.i if clause.subject is not None else -1
+                body = plain(without_please([t for t in tokens if t.i > after]))
+        elif clause.mood == "imperative":
+            body = self._imperative(clause, tokens)
+        elif clause.mood == "statement" and clause.tense in ("present", "perfect"):
+            body = self._norm(clause, tokens)
+        if not body:
+            return []
+        if not body.startswith(SUBJECT_MARK) and clause.mood != "question":
+            tokens = without_please(trim(contiguous(clause)))
+            body = plain(tokens)  # as said, with its asides
+        # what the whole sentence is about decides whose rule it is ("assume fish when you give me commands")
+        scope = self.rule_scope([t for t in clause.head.sent if not t.is_space])
+        return [self.rule_fact(body, tokens, scope, clause.tokens, clause.head.i, "rules.standing")]
+
+    def _imperative(self, clause: Clause, tokens: list[Token]) -> str | None:
+        """An order that is a rule, as said; None for an order about the task at hand."""
+        lemma = clause.head.lemma_.lower()
+        if lemma in self.lex["plan_verb"] or lemma in _NOT_RULES:
+            return None
+        if not any(
+            c.dep_ not in ("aux", "neg", "advmod", "punct", "intj", "discourse", "cc")
+            for c in clause.head.children
+        ):
+            return None  # "don't ask", "never mind": no rule without something it is about
+        if self._standing_imperative(clause, tokens):
+            return plain(tokens)
+        return None
+
+    def _request(self, clause: Clause) -> list[Fact] | None:
+        """ "I'd like you to show the working", "I want you to always cite sources": what the speaker
+        asks of the assistant, a standing rule when it is about answers or said for every time."""
+        head = clause.head
+        if clause.about != "speaker" or head.lemma_.lower() not in ("like", "want", "need", "prefer"):
+            return None
+        wanted = next((c for c in head.children if c.dep_ in ("xcomp", "ccomp") and c.pos_ == "VERB"), None)
+        if wanted is None or not any(t.lower_ in ("you", "u") for t in head.subtree if t.i < wanted.i):
+            return None
+        tokens = without_please(
+            trim([t for t in wanted.subtree if t.lower_ not in ("to",) or t.i > wanted.i])
+        )
+        words = {t.lower_ for t in tokens} | {t.lemma_.lower() for t in tokens}
+        answers = self.lex["answer_word"] - {"me"}
+        if len(tokens) < 2 or not (clause.standing or words & (answers | {"always", "never", "every"})):
+            return []
+        scope = self.rule_scope(tokens)
+        return [self.rule_fact(plain(tokens), tokens, scope, clause.tokens, wanted.i, "rules.request")]
+
+    def _standing_imperative(self, clause: Clause, tokens: list[Token]) -> bool:
+        words = {t.lower_ for t in tokens}
+        if clause.standing or words & {"never", "always"}:
+            return True
+        if clause.negated and any(
+            t.lower_ == "without" and any(c.lemma_.lower() in _PERMISSION for c in t.children)
+            for t in clause.tokens
+        ):
+            return True  # "don't add new deps without asking me first": a standing permission
+        if _at_hand(clause, words):
+            return False
+        if clause.negated or checkpoint_of(clause) is not None:
+            return True
+        if any(
+            c.dep_ == "advcl" and any(m.lower_ in ("when", "whenever", "before", "after") for m in c.children)
+            for c in clause.head.children
+        ):
+            return True
+        # "keep answers short" is a standing wish; "explain how hooks work" asks for one answer
+        said_of = {t.lower_ for t in tokens if t.i != clause.head.i}
+        signals = (self.lex["answer_word"] - {"me"}) | self.lex["language_name"]
+        if self.rule_scope(tokens) == "user" and said_of & signals:
+            return True
+        if words & _QUANTIFIERS:
+            return True
+        if clause.head.lemma_.lower() in _OBJECT_VERBS:
+            obj = [
+                t
+                for t in clause.tokens
+                if t.dep_ in ("dobj", "pobj", "attr", "xcomp", "ccomp", "oprd", "acomp")
+            ]
+            return bool(obj) and not any(t.lower_ in DEICTIC for t in obj)
+        return False
+
+    def _norm(self, clause: Clause, tokens: list[Token]) -> str | None:
+        """A statement that is a rule: the team's habit, or a norm about the code."""
+        lemma = clause.head.lemma_.lower()
+        lex = self.lex
+        subject = clause.subject
+        universal = (
+            subject is not None
+            and any(c.dep_ in ("det", "predet") and c.lower_ in _UNIVERSAL for c in subject.children)
+            and any(
+                t.lemma_.lower() in lex["code_noun"] or t.lower_ in lex["code_noun"] for t in subject.subtree
+            )
+        )  # "every pub fn needs a doc comment", not "every job has its days"
+        obligation = ("get", "need", "have", "be", "go", "require", "follow", "use", "live", "belong")
+        if universal and clause.about in ("project", "thing") and lemma in obligation and not clause.negated:
+            return plain(tokens)  # "all public functions get docstrings", "every pub fn needs a doc comment"
+        verbs = lex["plan_verb"] | lex["cognition_verb"] | lex["speech_verb"] | {"have", "be", "get"}
+        if clause.about in ("project", "thing") and lemma in ("need", "have"):
+            verbs = verbs - {"need", "have"}  # "every PR needs two approvals": an obligation
+        if lemma in verbs and not (
+            lemma == "be" and any(c.dep_ in ("acomp", "auxpass") for c in clause.head.children)
+        ):
+            return None
+        if clause.subject is not None and clause.subject.lower_ in DEICTIC:
+            return None
+        if any(c.dep_ == "dobj" and c.lower_ in DEICTIC for c in clause.head.children):
+            return None  # "we use it for everything"
+        duty = clause.modal in ("must", "should", "shall") or _has_to(clause.head)
+        if clause.about == "group":
+            return self._habit(clause, tokens, duty)
+        if clause.about in ("project", "thing"):
+            return self._code_norm(clause, tokens, duty)
+        if clause.about == "you" and clause.standing:  # "you should always ...", not "you must eat well"
+            return plain(
+                [t for t in tokens if t.i > clause.subject.i] if clause.subject is not None else tokens
+            )
+        return None
+
+    def _habit(self, clause: Clause, tokens: list[Token], duty: bool) -> str | None:
+        """ "we squash merge everything", "we never push to main": the team's habit, as a rule."""
+        lex = self.lex
+        words = {t.lower_ for t in tokens}
+        lemmas = {t.lemma_.lower() for t in tokens}
+        if clause.negated and "never" not in words:
+            return None
+        if (
+            any(t._.tech for t in tokens)
+            and not duty
+            and not clause.standing
+            and not (lemmas & lex["code_noun"])
+        ):
+            return None  # "we use postgres": the stack reader's
+        if clause.head.tag_ not in ("VBP", "VB") and not duty:
+            return None
+        if not (
+            lemmas & lex["code_noun"] or duty or clause.standing or words & {"everything", "all", "only"}
+        ):
+            return None
+        return third_person(tokens, clause.subject).rstrip(".")
+
+    def _code_norm(self, clause: Clause, tokens: list[Token], duty: bool) -> str | None:
+        """ "`any` is banned", "branch names have to be ...": a norm about the code."""
+        lemma = clause.head.lemma_.lower()
+        lex = self.lex
+        subject = clause.subject
+        normed = lemma in lex["norm_verb"] or any(
+            t.lemma_.lower() in lex["norm_verb"] for t in clause.head.children if t.dep_ in ("acomp", "attr")
+        )
+        about_code = subject is not None and any(
+            t.lemma_.lower() in lex["code_noun"] for t in subject.subtree
+        )
+        if (duty or normed or clause.standing) and (about_code or normed):
+            return plain(tokens)
+        habitual = ("live", "go", "follow", "use", "stay", "need", "carry", "belong", "start", "end")
+        if about_code and clause.head.tag_ in ("VBP", "VBZ") and lemma in habitual:
+            return plain(tokens)
+        return None
+
+
+def _at_hand(clause: Clause, words: set[str]) -> bool:
+    """An order about the task at hand, not a rule: "don't touch that file", "run all 3"."""
+    if words & DEICTIC or clause.transient:
+        return True  # "don't touch that file", "keep that in mind": about the task at hand
+    after = [t for t in clause.tokens if t.i > clause.head.i]
+    if after and (
+        after[0].pos_ == "NUM"
+        or (
+            after[0].lower_ in ("all", "both", "each")
+            and (len(after) == 1 or after[1].pos_ not in ("NOUN", "PROPN", "ADJ"))
+        )
+    ):
+        return True  # "run all 3 after your changes", "run both": the things just listed
+    # "don't refactor anything" (but "... anything in migrations/"): the task at hand
+    return any(
+        c.dep_ == "dobj" and c.lower_ in ("anything", "everything", "something") and not list(c.children)
+        for c in clause.head.children
+    ) and not any(c.dep_ == "prep" for c in clause.head.children)
+
+
+def _has_to(head: Token) -> bool:
+    """ "branch names have to be ...", "PRs need to pass CI": an obligation without a modal."""
+    if head.dep_ == "xcomp" and head.head.lemma_ in ("have", "need", "got"):
+        return True
+    return head.lemma_ in ("have", "need") and any(c.dep_ == "xcomp" and c.i > head.i for c in head.children)
+
+
+def contiguous(clause: Clause) -> list[Token]:
+    """A clause's words from its first to its last, nested clauses inside it included, later
+    clauses of the sentence not."""
+    doc = clause.head.doc
+    end = clause.end
+    for child in clause.children:
+        if child.head.dep_ not in ("conj", "parataxis"):
+            end = max(end, child.end)  # "squash commits when merging": what it is said of goes with it
+    for child in clause.children:
+        if child.start > clause.head.i and child.head.dep_ in ("conj", "parataxis"):
+            end = min(end, child.start)
+    start = min(
+        [clause.start, *(c.start for c in clause.children if c.head.dep_ not in ("conj", "parataxis"))]
+    )
+    return [t for t in doc[start:end] if not t.is_space]
+
+
+def without_please(tokens: list[Token]) -> list[Token]:
+    return trim([t for t in tokens if t.lower_ not in ("please", "pls", "plz", "kindly")])

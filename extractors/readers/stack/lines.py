@@ -1,0 +1,284 @@
+"""Telegraphic lines: "db: postgres 16", "ci = buildkite", "next 14 / tailwind / supabase, deployed on
+vercel", "pre-PR checklist: make lint": the items of a line, each without a clause of its own."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from extractors.clauses import Clause
+from extractors.readers.common import (
+    PURPOSE_WORDS,
+    Fact,
+    Span,
+    Token,
+    check_fact,
+    checkpoint_after,
+    checkpoint_in,
+    command_fact,
+    pieces,
+    slug,
+)
+from extractors.readers.stack.names import NameReader
+from extractors.readers.stack.products import fill
+from extractors.render import plain
+from extractors.shell import Command
+
+_SEPARATORS = frozenset({":", "=", "-", "\u2013", "\u2014", "->", "=>"})
+
+
+@dataclass(frozen=True, slots=True)
+class _Label:
+    """The label an item opens with ("db:", "favourite editor"), or the one before it carries on."""
+
+    category: str | None
+    end: int  # where the value starts
+    purpose: str | None  # a command's purpose: "tests: make check"
+    carried: bool = False  # "languages: pt-br native, english fluent": the label of the item before
+
+
+class StackReader(NameReader):
+    """What a project (or a user, for their own tools) uses: products in clauses, labeled lines and
+    telegraphic rundowns, and names the vocabulary lacks in a slot a sentence names."""
+
+    def telegraphic(
+        self,
+        sent: Span,
+        techs: list[Span],
+        commands: list[Command],
+        question_from: int | None = None,
+        clauses: tuple[Clause, ...] = (),
+    ) -> list[Fact]:
+        """ "db: postgres 16", "ci = buildkite", "next 14 / tailwind / supabase, deployed on vercel":
+        the items of a line, each without a clause of its own."""
+        facts: list[Fact] = []
+        carried: str | None = None  # "languages: pt-br native, english fluent": the label goes on
+        for piece in pieces(sent):
+            if question_from is not None and piece[-1].i >= question_from:
+                continue
+            piece_commands = [c for c in commands if piece[0].idx <= c.start < piece[-1].idx + len(piece[-1])]
+            labeled = self._labeled_commands(piece, piece_commands)
+            if labeled:
+                facts += labeled
+                continue
+            if not self._is_item(piece):
+                continue
+            label = self._item_label(piece, carried)
+            if label.category is not None and not label.carried and label.end > piece[0].i:
+                carried = label.category
+            facts += self._item(sent, piece, techs, piece_commands, clauses, label)
+        return facts
+
+    def _is_item(self, piece: Span) -> bool:
+        """Whether a piece of a line is an item: not a clause, nothing unsure, not a rule."""
+        if _clausal(piece):
+            return False  # a clause: the clause readers take it
+        words = [t for t in piece if not t.is_punct]
+        if not words or any(self._unsure(t) for t in piece):
+            return False
+        if any(t.lower_ in self.lex["paste_noun"] for t in words):
+            return False  # "terraform plan output": about something pasted, not the stack
+        # "no `any` in TS": a rule about the code, read as a rule
+        return not (
+            words[0].lower_ in ("no", "never", "always", "only")
+            or any(t.lower_ in (">", "over", "than") for t in words)
+        )
+
+    def _item_label(self, piece: Span, carried: str | None) -> _Label:
+        category, end, purpose = self._label(piece)
+        words = [t for t in piece if not t.is_punct]
+        if category is None and purpose is None and carried is not None and len(words) <= 5:
+            return _Label(carried, end, purpose, carried=True)
+        return _Label(category, end, purpose)
+
+    def _item(
+        self,
+        sent: Span,
+        piece: Span,
+        techs: list[Span],
+        commands: list[Command],
+        clauses: tuple[Clause, ...],
+        label: _Label,
+    ) -> list[Fact]:
+        """The facts of one item: a command under its purpose, a value under its label, products."""
+        category = label.category
+        if category == "language" and any(t.lower_ in self.lex["language_name"] for t in piece):
+            category = "spoken_language"
+        inside = [s for s in techs if piece[0].i <= s.start <= piece[-1].i and s.start >= label.end]
+        if label.purpose and commands:
+            return [command_fact(commands[0].text, label.purpose, None, plain(list(piece)), "commands.label")]
+        if category is None and not inside:
+            rundown = any(s for s in techs if sent.start <= s.start < sent.end) or any(
+                t.text in ("/", "+") for t in sent
+            )
+            if any(_says_otherwise(c, piece) for c in clauses):
+                return []
+            return self._unknown_item(piece, rundown)
+        if category is not None:
+            if not inside:
+                return self._bare_labeled(category, piece, label)
+            if not any(s.label_ == category for s in inside) and category != "tool":
+                # "queue: dramatiq + redis" names products of other kinds under the label's slot
+                for span in inside:
+                    span.label_ = category
+        own = category is not None and self.vocab.slot(category).scope == "user"
+        pseudo = Clause(
+            head=piece[0],
+            tokens=list(piece),
+            subject=None,
+            about="speaker" if own else "project",
+            mood="fragment",
+        )
+        in_sentence = [s for s in techs if sent.start <= s.start < sent.end]
+        return self.stack(pseudo, in_sentence, reader="stack.rundown")
+
+    def _bare_labeled(self, category: str, piece: Span, label: _Label) -> list[Fact]:
+        """ "db: postgres", but not "backend dev in pune": a value no product names needs a colon."""
+        label_end = label.end
+        before = piece.doc[label_end - 1] if label_end > piece.start else None
+        at = piece.doc[label_end] if label_end < piece.end else None
+        marked = (before is not None and (before.text in _SEPARATORS or before.lower_ in ("'s", "is"))) or (
+            at is not None and at.lower_ in ("'s", "is")
+        )  # "Name's Kwame"
+        # "based in gdańsk", "pkg mgr bun", "allergic to peanuts": a label of two words is clear
+        spoken = label_end - piece.start >= 2 and before is not None and not before.is_punct
+        if marked or spoken or label.carried:
+            return self._labeled_value(category, piece, label_end)
+        return []
+
+    @staticmethod
+    def _labeled_commands(piece: Span, commands: list[Command]) -> list[Fact]:
+        """ "pre-PR checklist: make lint", "staging deploy = ./ops/deploy.sh", "local preview: hugo
+        server -D": commands under a label that says when or what for."""
+        separator = next((t for t in piece[1:8] if t.text in (":", "=", "->", "=>")), None)
+        if separator is None:
+            return []
+        after = [c for c in commands if c.start > separator.idx]
+        label = [t for t in piece if t.i < separator.i and not t.is_punct]
+        if not after or not label:
+            return []
+        text = plain(list(piece))
+        before = next((t for t in label if t.lower_ in ("before", "prior")), None)
+        checkpoint = checkpoint_in(" ".join(t.text for t in label)) or (
+            checkpoint_after(before) if before is not None else None
+        )
+        purpose = next(
+            (
+                PURPOSE_WORDS.get(t.lower_) or PURPOSE_WORDS.get(t.lemma_.lower())
+                for t in label
+                if PURPOSE_WORDS.get(t.lower_) or PURPOSE_WORDS.get(t.lemma_.lower())
+            ),
+            None,
+        )
+        nouns = [t for t in label if t.pos_ in ("NOUN", "PROPN", "VERB") and t.is_alpha]
+        # "local preview of the blog: hugo server -D": the label names the purpose when a command is
+        # all that follows it (not "style thing: prefer X over `case`")
+        right_after = all(c.start <= separator.idx + 3 for c in after[:1])
+        if not purpose and nouns and right_after and nouns[0].lemma_.isalpha():
+            purpose = nouns[0].lemma_.lower()
+        facts = []
+        for command in after:
+            if checkpoint:
+                facts.append(check_fact(command.text, checkpoint, text, separator.i, "commands.label"))
+            elif purpose:
+                facts.append(command_fact(command.text, purpose, None, text, "commands.label"))
+        return facts
+
+    def _labeled_value(self, category: str, piece: Span, start: int) -> list[Fact]:
+        """ "queue: dramatiq", "hobbies: bouldering": a value the vocabulary does not know, under a label."""
+        value = plain([t for t in piece if t.i >= start and not (t.i == start and t.lower_ in ("'s", "is"))])
+        if not value or len(value.split()) > 6:
+            return []
+        spec = self.vocab.slot(category)
+        return [
+            Fact(
+                kind="semantic",
+                scope=spec.scope,
+                key=spec.key if spec.single else f"{spec.key}:{slug(value)}",
+                value=value,
+                text=fill(spec.template(), value),
+                span=plain(list(piece)),
+                reader="stack.label",
+                confidence=0.8,
+                anchor=start,
+                category=category,
+            )
+        ]
+
+    def _label(self, piece: Span) -> tuple[str | None, int, str | None]:
+        """A label at the start of a piece: its category, where the value starts, a command purpose."""
+        tokens = list(piece)
+        leading = ("favourite", "favorite", "fav", "fave", "my", "our", "preferred", "main", "run", "to")
+        while len(tokens) > 2 and tokens[0].lower_ in leading:
+            tokens = tokens[1:]  # "favourite editor: helix", "run tests: make check"
+        for size in (3, 2, 1):
+            if len(tokens) <= size:
+                continue
+            words = " ".join(t.lower_ for t in tokens[:size])
+            nxt = tokens[size]
+            separated = nxt.text in (":", "=", "-", "\u2013", "\u2014", "->", "=>")
+            start = tokens[size + 1].i if separated and len(tokens) > size + 1 else nxt.i
+            category = self.vocab.category_of_label(words)
+            purpose = PURPOSE_WORDS.get(words) if size == 1 else None
+            if words in ("test command", "build command", "lint command", "deploy command", "tests command"):
+                purpose = PURPOSE_WORDS.get(words.split()[0])
+            # a piece that opens with a label: "ci on bitrise", but "home brewing" is not "home: brewing"
+            first = tokens[0].i == piece.sent.start or (
+                tokens[0].i == piece.start
+                and category is not None
+                and not (
+                    size == 1
+                    and self.vocab.slot(category).scope == "user"
+                    and nxt.pos_ in ("NOUN", "VERB")
+                    and nxt._.tech is None
+                )
+            )
+            if (category is not None or purpose) and (separated or nxt._.tech is not None or first):
+                return category, start, purpose
+        return None, piece[0].i, None
+
+    def label_start(self, sent: Span) -> tuple[bool, int]:
+        category, start, purpose = self._label(sent)
+        return (category is not None or purpose is not None), start
+
+    def _unsure(self, token: Token) -> bool:
+        lemma = token.lemma_.lower()
+        return (
+            token.text == "?"
+            or token.dep_ == "neg"
+            or lemma in self.lex["hedge"]
+            or (
+                token.pos_ == "VERB"
+                and (lemma in self.lex["plan_verb"] or lemma in self.lex["cognition_verb"])
+            )
+            or token.lower_ in ("maybe", "considering", "thinking", "if", "whether", "might", "should")
+        )
+
+
+def _says_otherwise(clause: Clause, piece: Span) -> bool:
+    """Whether a clause the piece belongs to makes it someone else's, asked, denied or wished:
+    "my coworker swears by neovim + lazy.nvim" (unless the piece is what the clause is about)."""
+    root = piece.root
+    if not clause.has(root) or (clause.subject is not None and clause.subject.i == root.i):
+        return False
+    return clause.about in ("third", "you") or clause.negated or not clause.asserted
+
+
+def _clausal(piece: Span) -> bool:
+    """A piece that is a clause, not an item: it has a subject or a modal, or it opens with a verb
+    that takes an object ("call me Sam", "generate a Dockerfile", "try running npm install")."""
+    inside = range(piece.start, piece.end)
+    colon = next((t for t in piece[:4] if t.text in (":", "=", "->", "=>")), None)
+    if colon is not None:
+        # "deploy = ./scripts/deploy.sh": a labeled note; "context: i work at Klarna": a clause
+        return any(t.dep_ in ("nsubj", "nsubjpass") and t.i > colon.i and t.head.i in inside for t in piece)
+    if any(t.dep_ in ("nsubj", "nsubjpass") and t.head.i in inside for t in piece):
+        return True
+    if any(t.tag_ == "MD" for t in piece):
+        return True
+    first = next((t for t in piece if not t.is_punct), None)
+    if first is None or first._.tech is not None or first.pos_ != "VERB" or first.tag_ not in ("VB", "VBP"):
+        return False
+    return any(
+        c.dep_ in ("dobj", "xcomp", "ccomp", "dative") or c.lower_ in ("me", "it", "this")
+        for c in first.children
+    )

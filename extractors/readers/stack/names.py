@@ -1,0 +1,170 @@
+"""Names the vocabulary lacks: "our feature flags come from flagpole", "Riverpod for state
+management", a coined name in a rundown ("loom + gradle", "esp-hal, no_std")."""
+
+from __future__ import annotations
+
+import re
+
+from extractors.clauses import Clause
+from extractors.readers.common import Fact, Span, Token, slug, value_of
+from extractors.readers.stack.products import ProductReader, fill
+from extractors.render import SUBJECT_MARK, plain
+
+_SOURCE_FILE = re.compile(
+    r"\.(?:tsx?|jsx?|py|go|rs|rb|java|kt|swift|md|json|ya?ml|toml|txt|html?|css|scss|sh|cfg|ini|lock|sql|"
+    r"c|h|cpp|hpp|cs|php|ex|exs|ml|hs|lua|vue|svelte|env|conf|xml|csv|ipynb|gradle|tf)$",
+    re.I,
+)
+
+
+class NameReader(ProductReader):
+    """Products the vocabulary does not know, in a slot a sentence names or among other products."""
+
+    def named_in_slot(self, clause: Clause, taken: set[int]) -> list[Fact]:
+        """A name the vocabulary lacks, in a slot the sentence names: "our feature flags come from
+        flagpole", "deploys go through shipyard", "deployed with SST", "we use Nx for the monorepo"."""
+        if clause.about not in ("group", "project", "thing", "pointing", "none") or not clause.asserted:
+            return []
+        if clause.mood not in ("statement", "fragment") or clause.negated:
+            return []
+        head = clause.head
+        category = self._label_of(clause.subject) if clause.subject is not None else None
+        value: Token | None = None
+        for child in head.children:
+            if child.dep_ == "prep":
+                pobj = next((c for c in child.children if c.dep_ in ("pobj", "pcomp")), None)
+                if child.lower_ == "for" and pobj is not None:
+                    named = self._label_of(pobj)
+                    if named is not None:
+                        category = named
+                        value = next((c for c in head.children if c.dep_ == "dobj"), value)
+                        continue
+                phrase = self.vocab.category_of_phrase(head.lemma_, child.lower_)
+                if pobj is not None and phrase and value is None:
+                    category = category or phrase
+                    value = pobj
+            elif child.dep_ in ("attr", "dobj", "oprd") and category is not None and value is None:
+                value = child
+        if category is None or value is None or value.i in taken or value._.tech is not None:
+            return []
+        after = value.doc[value.i + 1] if value.i + 1 < len(value.doc) else None
+        if after is not None and not value.whitespace_ and after.text in ("/", ":", "."):
+            return []  # "app/models/": a path, not a name
+        if not _name_like(value):
+            return []
+        spec = self.vocab.slot(category)
+        if spec.scope != "project":
+            return []
+        name = value_of(value, "name")
+        return [
+            Fact(
+                kind="semantic",
+                scope="project",
+                key=spec.key if spec.single else f"{spec.key}:{slug(name)}",
+                value=name,
+                text=fill(spec.template(), name),
+                span=plain(clause.tokens),
+                reader="stack.named_in_slot",
+                confidence=0.75,
+                anchor=value.i,
+                category=category,
+            )
+        ]
+
+    def _unknown_item(self, piece: Span, rundown: bool) -> list[Fact]:
+        """An item the vocabulary lacks: "Riverpod for state management", "TCA for state", or, among
+        other products, a coined name alone ("loom + gradle", "esp-hal, no_std")."""
+        if any(t.text in (":", "=") for t in piece):
+            return []  # "repo: ledger-svc": a label the vocabulary does not know names something else
+        words = [t for t in piece if not t.is_punct]
+        while words and words[0].lower_ in ("and", "with", "w", "plus", "also", "then", "using"):
+            words = words[1:]
+        if any(t.lower_ in self.lex["discourse_marker"] for t in words):
+            return []  # "Hallo, I am Jürgen": a greeting, not a tool
+        if not words or words[0].i > piece.start + 3:
+            return []
+        cut = next((n for n, t in enumerate(words) if t.lower_ == "for"), len(words))
+        name, purpose = words[:cut], words[cut + 1 :]
+        if not 1 <= len(name) <= 3 or not all(self._name_part(t) for t in name):
+            return []
+        if any(_SOURCE_FILE.search(t.text) for t in name):
+            return []  # "foo.test.ts": a file, not a product
+        value = piece.doc[name[0].i : name[-1].i + 1].text  # as written: "@wordpress/env", "esp-hal"
+        glued = " " not in value and any(ch in value for ch in "-_") and value.lower() not in self.known_words
+        coined = glued or any(self._coined(t) for t in name)
+        if not coined and not any(t.pos_ == "PROPN" for t in name):
+            return []
+        category = None
+        if purpose:
+            purpose = [t for t in purpose if t.pos_ != "DET"]
+            category = self.vocab.category_of_label(" ".join(t.lower_ for t in purpose)) or next(
+                (c for t in purpose if (c := self.vocab.category_of_label(t.lower_))), None
+            )
+        elif not rundown or not coined:
+            return []
+        if category is not None and self.vocab.slot(category).scope == "project" and category != "tool":
+            spec = self.vocab.slot(category)
+            key = spec.key if spec.single else f"{spec.key}:{slug(value)}"
+            text = fill(spec.template(), value)
+        else:
+            key = f"tool:{slug(value)}"
+            text = (
+                f"{SUBJECT_MARK} uses {value} for {plain(purpose)}."
+                if purpose
+                else f"{SUBJECT_MARK} uses {value}."
+            )
+        return [
+            Fact(
+                kind="semantic",
+                scope="project",
+                key=key,
+                value=value,
+                text=text,
+                span=plain(list(piece)),
+                reader="stack.unknown",
+                confidence=0.7,
+                anchor=name[0].i,
+                category=category,
+            )
+        ]
+
+    def _coined(self, token: Token) -> bool:
+        """A word no dictionary of English has: "tuist", "espflash", "zigbee2mqtt", "esp-hal"."""
+        text = token.text
+        if any(ch.isdigit() for ch in text) and any(ch.isalpha() for ch in text):
+            return True
+        parts = [p for p in re.split(r"[-_.@/]", text.lower()) if p]
+        return (
+            bool(self.known_words)
+            and bool(parts)
+            and any(p.isalpha() and p not in self.known_words for p in parts)
+        )
+
+    @staticmethod
+    def _name_part(token: Token) -> bool:
+        return token.pos_ not in (
+            "PRON",
+            "DET",
+            "VERB",
+            "AUX",
+            "ADP",
+            "CCONJ",
+            "SCONJ",
+            "PART",
+            "INTJ",
+        ) and not (token.is_stop and token.pos_ != "PROPN")
+
+
+def _name_like(token: Token) -> bool:
+    """A product's name, not a common noun phrase: no article, a proper noun, or a coined word."""
+    if any(c.dep_ in ("det", "poss", "nummod") for c in token.children):
+        return False
+    if token.pos_ in ("PRON", "VERB", "NUM") or token.is_stop:
+        return False
+    if token.pos_ in ("ADJ", "ADV"):
+        # an unknown name is often tagged as anything: "we use quokkadb for caching"
+        return token.dep_ in ("dobj", "pobj", "attr") and token.is_alpha and len(token.text) > 3
+    text = token.text
+    if token.pos_ == "PROPN" or any(ch.isupper() for ch in text[1:]) or any(ch.isdigit() for ch in text):
+        return True
+    return token.pos_ == "NOUN" and not token.lower_.endswith(("s", "ing", "tion", "ment"))

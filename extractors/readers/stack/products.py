@@ -1,0 +1,339 @@
+"""Products in clauses: "we're on rails 7 w/ sidekiq"; "switched from X to Y" keeps X as the value
+replaced, "use pnpm, not npm" keeps npm as the alternative named."""
+
+from __future__ import annotations
+
+import re
+
+from extractors.clauses import Clause
+from extractors.readers.common import Fact, ReaderBase, Span, Token, slug
+from extractors.readers.stack.versions import version_fact, versioned
+from extractors.render import SUBJECT_MARK, plain
+from extractors.vocabulary import SlotSpec
+
+_TOOL_VERBS = frozenset(
+    [
+        "use",
+        "run",
+        "deploy",
+        "build",
+        "write",
+        "code",
+        "develop",
+        "host",
+        "switch",
+        "migrate",
+        "move",
+        "manage",
+        "test",
+        "lint",
+        "ship",
+        "prefer",
+        "stick",
+        "work",
+        "be",
+        "rely",
+        "standardize",
+        "standardise",
+        "adopt",
+        "pick",
+        "choose",
+    ]
+)
+
+
+class ProductReader(ReaderBase):
+    """What a project (or a user, for their own tools) uses, from the products its clauses name."""
+
+    def states_stack(self, clause: Clause) -> bool:
+        """Whether a clause can say what the project (or the user, for their own tools) uses."""
+        if clause.about in ("third", "you", "family", "pet", "speaker_thing") or not clause.asserted:
+            return False
+        head = clause.head
+        if clause.about in ("speaker", "implied"):
+            if head.lemma_.lower() not in _TOOL_VERBS:
+                return False  # "I work at Razorpay", "I'm teaching myself Python": not the stack
+            preps = {c.lower_ for c in head.children if c.dep_ == "prep"}
+            if head.lemma_ == "work" and not preps & {"with", "in", "on"}:
+                return False
+            if head.lemma_ == "be" and not preps & {"on", "using"}:
+                return False  # "I'm at Klarna now": where they work, not what they use
+        if clause.mood == "imperative":
+            return head.lemma_ in ("use", "stick", "prefer")
+        return clause.mood in ("statement", "fragment")
+
+    def stack(self, clause: Clause, techs: list[Span], reader: str = "stack.clause") -> list[Fact]:
+        """Products a clause says the project uses (or the user, for their own tools)."""
+        mine = self._said_in(clause, techs)
+        if not mine:
+            return []
+        if (
+            clause.tense == "past"
+            and clause.head.lemma_.lower() not in self._changes
+            and clause.mood != "fragment"
+        ):
+            return []  # "we used Jest back then": not what it uses now
+        sentence_techs = [s for s in techs if s.sent.start == clause.head.sent.start]
+        gone = [s for s in sentence_techs if self._gone(s)]
+        previous = [s for s in mine if self._is_previous(s, clause)] + [s for s in gone if s not in mine]
+        # "use yarn, not npm": the named alternative, anywhere in the sentence
+        others = [s for s in sentence_techs if s not in previous and self._is_other(s)]
+        current = [
+            s for s in mine if s not in previous and s not in gone and s not in others and not clause.negated
+        ]
+        previous += [s for s in gone if s in mine and s not in previous]
+        self._name_by_subject(clause, current)
+        by_category: dict[str, list[Span]] = {}
+        for span in current:
+            if self.vocab.slot(span.label_).scope == "user" and clause.about not in ("speaker", "implied"):
+                continue  # an editor or an OS is the user's own, said as "I use ..."
+            by_category.setdefault(span.label_, []).append(span)
+        facts: list[Fact] = []
+        for category, spans in by_category.items():
+            facts.extend(self._product_facts(category, spans, clause, previous, others, reader))
+        return facts
+
+    def _said_in(self, clause: Clause, techs: list[Span]) -> list[Span]:
+        """The products among a clause's own words that it can say are used."""
+        mine = [
+            s
+            for s in techs
+            if (clause.has(s.root) or clause.has(s[0]))
+            # in a rundown's item the parse across items means nothing: "swift 5.10 / swiftui / TCA"
+            and not (self._modifier(s) and (clause.mood != "fragment" or clause.has(s.root.head)))
+        ]
+        if any(
+            t.dep_ == "poss"
+            and (t.lower_ in ("their", "his", "her", "your") or t.lemma_.lower() in self.lex["person_noun"])
+            for t in clause.tokens
+        ):
+            return []  # "the vendor's API runs on Java 8", "their frontend is Angular"
+        if clause.mood == "imperative":
+            # "use pnpm, not npm" names the tool; "use type hints in new Python code" does not
+            mine = [
+                s
+                for s in mine
+                if s.root.dep_ in ("dobj", "conj", "appos") and _object_of(s.root, clause.head)
+            ]
+        return [s for s in mine if not _quoted(s)]
+
+    def _name_by_subject(self, clause: Clause, current: list[Span]) -> None:
+        """A clause whose subject names a slot puts its products in that slot."""
+        named = None
+        subject = clause.subject
+        if (
+            subject is not None
+            and clause.about == "project"
+            and clause.head.lemma_ == "be"
+            and subject.lemma_.lower() not in self.lex["project_noun"]
+        ):
+            named = self._label_of(clause.subject)  # "our package manager is ...", "the db is ..."
+        if named is not None and self.vocab.slot(named).scope == "project":
+            for span in current:
+                if span.root.dep_ in ("attr", "dobj", "pobj", "appos") and span.label_ != named:
+                    span.label_ = named  # "our package manager is bun now": bun, as the package manager
+
+    def _product_facts(
+        self,
+        category: str,
+        spans: list[Span],
+        clause: Clause,
+        previous: list[Span],
+        others: list[Span],
+        reader: str,
+    ) -> list[Fact]:
+        spec = self.vocab.slot(category)
+        versions = versioned(category, spans, clause)
+        facts = [version_fact(span, category, clause, reader) for span in versions]
+        rest = [s for s in spans if s not in versions]
+        groups = [rest] if spec.single else [[s] for s in rest]
+        for group in groups:
+            if group:
+                facts.append(_product_fact(spec, category, group, clause, previous, others, reader))
+        return facts
+
+    def _modifier(self, span: Span) -> bool:
+        """A product that only names something else: "the github API gives me a 401" (unless that
+        thing is the project's own: "our postgres database", "the rails app"); a person's name
+        ("my wife Hana")."""
+        root = span.root
+        people = self.lex["kin_noun"] | self.lex["pet_noun"] | self.lex["person_noun"]
+        if root.dep_ in ("appos", "compound", "npadvmod") and root.head.lemma_.lower() in people:
+            return True
+        if any(c.dep_ == "appos" and c.lemma_.lower() in people for c in root.children):
+            return True
+        if root.dep_ not in ("compound", "amod", "nmod", "poss") or root.head._.tech is not None:
+            return False
+        noun = root.head.lemma_.lower()
+        if noun in ("version", "runtime", "toolchain", "interpreter", "sdk"):
+            return False  # "bumped the Python version to 3.13"
+        return not (noun in self.lex["project_noun"] or self.vocab.category_of_label(noun) is not None)
+
+    def _is_previous(self, span: Span, clause: Clause) -> bool:
+        """ "from X to Y", "replaced X with Y", "dropped X for Y", "X is out": X is the old value."""
+        root = span.root
+        head = root.head
+        if head.dep_ == "prep" and head.lower_ in ("from", "off"):
+            verb = head.head.lemma_.lower()
+            parent = clause.parent.head.lemma_.lower() if clause.parent is not None else ""
+            return (
+                verb in self.lex["switch_verb"]
+                or clause.head.lemma_.lower() in self.lex["switch_verb"]
+                or parent in self.lex["switch_verb"]
+                or any(t.lower_ in ("to", "onto", "into") for t in clause.tokens if t.i > root.i)
+            )
+        if root.dep_ == "dobj" and head.lemma_.lower() in self.lex["replace_verb"] | self.lex["drop_verb"]:
+            return any(t.lower_ in ("with", "for", "by") for t in head.children) or head.lemma_ in (
+                "drop",
+                "ditch",
+            )
+        return bool(root.dep_ == "nsubj" and any(t.lower_ in ("out", "gone", "dead") for t in head.children))
+
+    def _gone(self, span: Span) -> bool:
+        """A product the sentence says is no longer used: "MySQL's gone for good", "jest was too slow",
+        "we left heroku in jan", "ripped out typeorm", "celery ... replaced by arq", "the old CI"."""
+        root = span.root
+        head = root.head
+        lex = self.lex
+        if root.dep_ == "conj" and root.head.i != root.i and root.head._.tech is not None:
+            return self._gone(span.doc[root.head.i : root.head.i + 1])  # "ripped out Mocha and Chai"
+        leave = lex["drop_verb"] | {
+            "cut",
+            "leave",
+            "rip",
+            "quit",
+            "abandon",
+            "replace",
+            "remove",
+            "retire",
+            "sunset",
+        }
+        if any(c.lower_ in ("old", "legacy", "former", "previous", "ex") for c in root.children):
+            return True
+        if root.dep_ in ("compound", "conj", "amod") and root.head.pos_ == "NOUN":
+            noun = root.head if root.dep_ != "conj" else root.head.head
+            if any(c.lower_ in ("old", "legacy", "former", "previous") for c in noun.children):
+                return True  # "the old ESLint + Prettier setup"
+            if noun.dep_ == "dobj" and noun.head.lemma_.lower() in leave:
+                return True
+        if root.dep_ in ("nsubj", "nsubjpass"):
+            if head.lemma_.lower() in leave and root.dep_ == "nsubjpass":
+                return True  # "celery was replaced by arq"
+            past = head.tag_ == "VBD" or any(
+                a.tag_ == "VBD" for a in head.children if a.dep_ in ("aux", "auxpass")
+            )
+            gone_words = {"gone", "out", "dead", "deprecated", "history", "retired", "removed", "dropped"}
+            if any(c.lower_ in gone_words for c in head.children) or head.lower_ in gone_words:
+                return True
+            return (
+                past
+                and head.lemma_ == "be"
+                and not any(c.dep_ == "advmod" and c.lower_ == "now" for c in head.children)
+            )
+        if root.dep_ == "dobj" and head.lemma_.lower() in leave:
+            return (
+                not any(c.lower_ in ("with", "by") for c in head.children) or head.lemma_.lower() == "replace"
+            )
+        if root.dep_ == "dobj" and any(
+            c.dep_ == "prt" and c.lower_ in ("off", "out", "away") for c in head.children
+        ):
+            return True  # "moved off Heroku", "ripped out Mocha"
+        if root.dep_ == "pobj" and head.lower_ in ("off", "from", "out"):
+            verb = head.head
+            while verb.dep_ in ("advmod", "prt", "prep") and verb.head.i != verb.i:
+                verb = verb.head  # "moved away from pnpm"
+            if verb.lemma_.lower() in leave | lex["switch_verb"] | {"move", "go", "get"}:
+                return True
+        return False
+
+    @staticmethod
+    def _is_other(span: Span) -> bool:
+        """ "pnpm, not npm", "instead of npm", "rather than npm", "X over Y": a named alternative."""
+        doc = span.doc
+        before = [doc[i].lower_ for i in range(max(span.sent.start, span.start - 3), span.start)]
+        if before[-1:] in (["not"], ["no"], ["never"], ["over"]) or before[-2:] in (
+            ["instead", "of"],
+            ["rather", "than"],
+            ["not", "the"],
+            ["no", "more"],
+        ):
+            return True
+        return any(c.dep_ == "neg" and c.i < span.start for c in span.root.children)
+
+    def _label_of(self, noun: Token) -> str | None:
+        """The slot a noun names: "feature flags", "the queue driver", "deploys", "our ci"."""
+        compounds = [c for c in noun.children if c.dep_ in ("compound", "amod") and c.i < noun.i]
+        candidates = []
+        if compounds:
+            candidates.append(" ".join([*(c.lower_ for c in compounds), noun.lower_]))
+            candidates += [c.lower_ for c in compounds]
+        candidates += [noun.lower_, noun.lemma_.lower()]
+        for words in candidates:
+            category = self.vocab.category_of_label(words)
+            if category is not None and category != "tool":
+                return category
+        return None
+
+
+def _product_fact(
+    spec: SlotSpec,
+    category: str,
+    group: list[Span],
+    clause: Clause,
+    previous: list[Span],
+    others: list[Span],
+    reader: str,
+) -> Fact:
+    """One fact for products of one slot: the value, the value it replaced, the alternative named."""
+    value = " and ".join(named(s) for s in group)
+    canonical = [s.kb_id_ for s in group if _fold(s.kb_id_) not in _fold(named(s))]
+    shown = f"{value} ({', '.join(canonical)})" if canonical else value
+    text = fill(spec.template(), shown)
+    same = [p for p in previous if p.label_ == category]
+    other = [o for o in others if o.label_ == category]
+    previous_value = named(same[0]) if same else None
+    if other and not previous_value:
+        text = text[:-1] + f", not {named(other[0])}."
+    key = spec.key if spec.single else f"{spec.key}:{slug(group[0].kb_id_)}"
+    return Fact(
+        kind="semantic",
+        scope=spec.scope,
+        key=key,
+        value=value,
+        text=text,
+        span=plain(clause.tokens),
+        reader=reader,
+        confidence=0.85,
+        anchor=group[0].start,
+        previous=previous_value,
+        previous_text=fill(spec.template(), previous_value) if previous_value else None,
+        other=named(other[0]) if other else None,
+        category=category,
+    )
+
+
+def _object_of(token: Token, head: Token) -> bool:
+    while token.dep_ == "conj" and token.head.i != token.i:
+        token = token.head
+    return bool(token.head.i == head.i)
+
+
+def _quoted(span: Span) -> bool:
+    """ "\"We use yarn\" is what the old README said": words in quotes are someone else's."""
+    before = span.doc[span.sent.start : span.start].text
+    return bool(before.count('"') % 2 == 1 or before.count("\u201c") > before.count("\u201d"))
+
+
+def _fold(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "", text.lower())
+
+
+def named(span: Span) -> str:
+    text = str(span.text)
+    if span._.version:
+        text = f"{text} {span._.version}"
+    return text
+
+
+def fill(template: str, value: str) -> str:
+    return template.replace("{value}", value).replace("{subject}", SUBJECT_MARK)

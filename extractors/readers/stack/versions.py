@@ -1,0 +1,51 @@
+"""Versions of a language or runtime: "python 3.12", "bumped the Python version to 3.13"."""
+
+from __future__ import annotations
+
+from extractors.clauses import Clause
+from extractors.readers.common import Fact, Span, slug
+from extractors.render import SUBJECT_MARK, plain
+from extractors.vocabulary import VERSION
+
+
+def versioned(category: str, spans: list[Span], clause: Clause) -> list[Span]:
+    """The languages or runtimes among ``spans`` that carry a version, said beside them or in the clause."""
+    if category not in ("language", "runtime"):
+        return []
+    for span in spans:
+        if not span._.version:
+            span._.version = _version_in(clause, span)  # "bumped the Python version to 3.13"
+    return [s for s in spans if s._.version]
+
+
+def version_fact(span: Span, category: str, clause: Clause, reader: str) -> Fact:
+    """ "python 3.12": the version fills the language's own slot (``python_version``)."""
+    lang = (
+        slug(span.kb_id_.lower().replace(".js", "").replace(".net", "dotnet")).replace("_", "") or "runtime"
+    )
+    return Fact(
+        kind="semantic",
+        scope="project",
+        key=f"{lang}_version",
+        value=span._.version.lstrip("vV"),
+        text=f"{SUBJECT_MARK} uses {span.text} {span._.version}.",
+        span=plain(clause.tokens),
+        reader=f"{reader}.version",
+        confidence=0.85,
+        anchor=span.start,
+        category=category,
+    )
+
+
+def _version_in(clause: Clause, span: Span) -> str | None:
+    """The version a clause gives a language named as "the X version": "to 3.13", "is 3.12"."""
+    if span.root.head.lemma_.lower() != "version":
+        return None
+    for token in clause.tokens:
+        digits = any(ch.isdigit() for ch in token.text)
+        versioned = token.i > span.end and VERSION.match(token.text) and digits
+        if versioned and (
+            token.head.lower_ in ("to", "is", "be", "at", "on") or token.dep_ in ("attr", "pobj", "dobj")
+        ):
+            return str(token.text)
+    return None

@@ -1,0 +1,203 @@
+"""Durable first-person statements no frame names: "i play the violin", "my mom is a teacher", "I'm a
+senior backend engineer" (the role slot); not a state of the moment ("I'm tired") or the task at hand
+("I have a question")."""
+
+from __future__ import annotations
+
+from extractors.clauses import Clause
+from extractors.readers.common import DEICTIC, Fact, Token, condition, joined, value_of
+from extractors.readers.rules import RuleReader
+from extractors.render import SUBJECT_MARK, implied_third_person, plain, third_person, trim
+
+# what a statement says of its subject: "i play the violin", "my mom is a teacher", "I work remotely"
+_COMPLEMENTS = frozenset(
+    (
+        "dobj",
+        "attr",
+        "acomp",
+        "xcomp",
+        "prep",
+        "oprd",
+        "ccomp",
+        "npadvmod",
+        "advmod",
+        "amod",
+        "compound",
+    )
+)
+
+
+class StatementReader(RuleReader):
+    """What a person says of themselves that no frame names."""
+
+    def personal(self, clause: Clause) -> list[Fact]:
+        """A durable first-person statement no frame names: "i play the violin", "my mom is a teacher"."""
+        if not self._of_oneself(clause):
+            return []
+        content = _content(clause)
+        if not content or not self._durable(clause, content):
+            return []
+        if any(t.lower_ in self.lex["timezone"] for c in content for t in c.subtree):
+            return []  # "I'm in PST": the time zone reader's
+        text = _statement_text(clause)
+        if not text or len(text.split()) > 30:
+            return []
+        value = joined([t for c in content for t in sorted(c.subtree, key=lambda t: t.i)])
+        key = self._role_key(clause)
+        if key == "role":
+            value = self.role_value(clause) or value
+        indentation, spaces = self.rule_slot(clause.tokens, "user")
+        if indentation == "indentation" and spaces:
+            key, value, text = indentation, spaces, self.slot_text(indentation, spaces, text)
+        return [
+            Fact(
+                kind="semantic",
+                scope="user",
+                key=key,
+                value=value or plain(clause.tokens),
+                text=text,
+                span=plain(clause.tokens),
+                reader="personal.statement",
+                confidence=0.75,
+                anchor=content[0].i,
+            )
+        ]
+
+    def _of_oneself(self, clause: Clause) -> bool:
+        """A statement, said as true and lasting, of the speaker's own life (not what someone says,
+        plans or thinks; not the household's "we" unless it names family)."""
+        if clause.about not in ("speaker", "implied", "family", "pet", "speaker_thing", "group"):
+            return False
+        if clause.mood not in ("statement",) or not clause.asserted or clause.transient:
+            return False
+        if clause.modal not in (None, "ca", "can") or condition(clause):
+            return False
+        head = clause.head
+        lemma = head.lemma_.lower()
+        lex = self.lex
+        if any(
+            t.lemma_.lower() in lex["speech_verb"] | lex["cognition_verb"]
+            for t in clause.tokens
+            if t.pos_ == "VERB"
+        ):
+            return False  # "my brother keeps saying ...": what someone says, not what is
+        negative_ok = lemma in lex["consume_verb"] or (lemma in lex["preference_verb"] and not clause.negated)
+        if clause.negated and not negative_ok:
+            return False
+        progressive_ok = lemma in ("live", "work", "learn", "study", "train", "volunteer")
+        if clause.tense not in ("present", "perfect") and not (
+            clause.tense == "progressive" and progressive_ok
+        ):
+            return False
+        if clause.about == "group" and not (self._family_object(clause) or negative_ok):
+            return False  # "we have two kids", "we do eat eggs": the household, not the team
+        if clause.about == "speaker_thing" and not self._profile(clause):
+            return False
+        gets = lemma == "get" and any(c.dep_ == "acomp" for c in head.children)  # "I get travel sick"
+        allowed = ("have", "be", "do", "make", "speak", "keep", "go", "take")
+        if lemma in lex["conversation_verb"] and lemma not in allowed and not gets:
+            return False
+        return not (
+            lemma in lex["plan_verb"] or lemma in lex["cognition_verb"] or lemma in lex["speech_verb"]
+        )
+
+    def _role_key(self, clause: Clause) -> str | None:
+        """ "I'm a senior backend engineer": an occupation is the user's role slot."""
+        if clause.about != "speaker" or clause.head.lemma_ != "be":
+            return None
+        attr = next((c for c in clause.head.children if c.dep_ == "attr" and c.pos_ == "NOUN"), None)
+        if attr is None or not any(c.dep_ == "det" for c in attr.children):
+            return None
+        noun = attr.lower_
+        if noun in self.lex["diet_word"] or noun in self.lex["kin_noun"]:
+            return None
+        suffixes = self.lex["occupation_suffix"]
+        whole = noun in suffixes
+        return (
+            "role"
+            if whole or (len(noun) > 4 and any(noun.endswith(s) for s in suffixes if len(s) <= 4))
+            else None
+        )
+
+    @staticmethod
+    def role_value(clause: Clause) -> str:
+        attr = next((c for c in clause.head.children if c.dep_ == "attr"), None)
+        return value_of(attr, "role") if attr is not None else ""
+
+    def _family_object(self, clause: Clause) -> bool:
+        return any(
+            t.lemma_.lower() in self.lex["kin_noun"] or t.lemma_.lower() in self.lex["pet_noun"]
+            for t in clause.tokens
+            if t.dep_ in ("dobj", "attr")
+        )
+
+    def _profile(self, clause: Clause) -> bool:
+        subject = clause.subject
+        if subject is None:
+            return False
+        if subject.lemma_.lower() in self.lex["profile_noun"]:
+            return True
+        return clause.head.lemma_ == "be" and any(
+            c.dep_ == "attr" and c.pos_ in ("NOUN", "PROPN", "NUM") for c in clause.head.children
+        )
+
+    def _durable(self, clause: Clause, content: list[Token]) -> bool:
+        """Not a state of the moment ("I'm tired"), not the task at hand ("I have a question")."""
+        lex = self.lex
+        head = clause.head
+        if head.lower_ in lex["transient_adjective"] or head.lemma_.lower() in lex["transient_adjective"]:
+            return False  # "so sorry for typos"
+        for c in content:
+            words = {t.lower_ for t in c.subtree}
+            transient = {c.lower_, c.lemma_.lower()} & lex["transient_adjective"]
+            if transient and (c.dep_ == "acomp" or c.i == head.i):
+                return False
+            if c.dep_ in ("dobj", "attr") and c.lemma_.lower() in lex["nonfact_object"]:
+                return False
+            if c.dep_ in ("dobj", "attr", "acomp") and c.lower_ in DEICTIC | {
+                "anything",
+                "everything",
+                "nothing",
+            }:
+                return False
+            if c.dep_ == "prep" and any(t.dep_ == "pobj" and t.lower_ in DEICTIC for t in c.children):
+                return False
+            if (
+                any(t._.tech for t in c.subtree)
+                and clause.about in ("speaker", "implied", "group")
+                and head.lemma_ != "love"
+            ):
+                return False  # a product the speaker uses is the stack reader's
+            del words
+        if head.lemma_ == "be" and not any(c.dep_ in ("attr", "acomp", "prep") for c in content):
+            return clause.about == "implied"
+        return True
+
+
+def _content(clause: Clause) -> list[Token]:
+    """What the statement says of its subject: its objects, complements and the like."""
+    head = clause.head
+    complements = [c for c in head.children if c.dep_ in _COMPLEMENTS]
+    content = [
+        c
+        for c in complements
+        if c.dep_ not in ("advmod",) or c.lower_ in ("home", "abroad", "nights", "remotely")
+    ]
+    if clause.about == "implied" and head.pos_ in ("ADJ", "NOUN"):
+        content = content or [head]
+    return content
+
+
+def _statement_text(clause: Clause) -> str:
+    """The statement in the third person: "{subject} plays the violin"."""
+    head = clause.head
+    if clause.about == "implied":
+        text = implied_third_person(trim(clause.tokens), head)
+    else:
+        text = third_person(clause.tokens, clause.subject, clause.referent)
+        subject = clause.subject
+        if subject is not None and subject.lower_ in ("i", "we") and not clause.has(subject):
+            # "I'm 52 and recovering from a knee replacement": the second clause borrows the subject
+            verb = "is " if head.tag_ == "VBG" else ""
+            text = f"{SUBJECT_MARK} {verb}{text[:1].lower()}{text[1:]}"
+    return text
