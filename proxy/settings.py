@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal, get_args, get_origin, get_type_hints
 
+import msgspec
 import platformdirs
+from msgspec import Meta
 
 from core.errors import ConfigError
 
@@ -37,6 +40,11 @@ ENV_VARS: dict[str, str] = {
 }
 
 
+Port = Annotated[int, Meta(ge=0, le=65535)]
+LogLevel = Literal["debug", "info", "warning", "error"]
+LogFormat = Literal["text", "json"]  # json: one object a line
+
+
 def default_data_dir() -> Path:
     return Path(platformdirs.user_data_dir("mnemo", appauthor=False))
 
@@ -62,7 +70,7 @@ class RecallSettings:
 @dataclass(frozen=True, slots=True)
 class Settings:
     host: str = "127.0.0.1"
-    port: int = 8080
+    port: Port = 8080
     upstream_url: str = "https://api.openai.com/v1"
     anthropic_upstream_url: str = "https://api.anthropic.com"
     redis_url: str | None = None
@@ -83,8 +91,8 @@ class Settings:
     erasure_wait_s: float = 10.0
     max_body_bytes: int = 32 * 1024 * 1024
     recall: RecallSettings = field(default_factory=RecallSettings)
-    log_level: str = "info"
-    log_format: str = "text"  # or "json": one object a line
+    log_level: LogLevel = "info"
+    log_format: LogFormat = "text"
     log_prompts: bool = False  # debug only: the latest user message in each request's log line
     # names besides loopback and the bound address a request's Host may carry (comma-separated in env)
     allowed_hosts: frozenset[str] = frozenset()
@@ -106,50 +114,52 @@ class Settings:
 
     @classmethod
     def from_mapping(cls, values: dict[str, Any]) -> Settings:
-        known = {f.name for f in fields(cls)}
-        unknown = set(values) - known
+        """Settings from flags or environment text, checked against the declared field types:
+        text becomes numbers, booleans and paths; a ConfigError names the field that is wrong."""
+        unknown = set(values) - {f.name for f in fields(cls)}
         if unknown:
             raise ConfigError(f"unknown settings: {', '.join(sorted(unknown))}")
-        coerced: dict[str, Any] = dict(values)
-        for name, kind in (
-            ("port", int),
-            ("max_body_bytes", int),
-            ("held_jobs_max", int),
-            ("held_jobs_max_bytes", int),
-            ("upstream_connect_timeout_s", float),
-            ("upstream_first_byte_timeout_s", float),
-            ("upstream_read_timeout_s", float),
-            ("upstream_total_timeout_s", float),
-        ):
-            if name in coerced:
-                try:
-                    coerced[name] = kind(coerced[name])
-                except (TypeError, ValueError) as exc:
-                    raise ConfigError(f"{name} must be a number, got {values[name]!r}") from exc
-        if isinstance(coerced.get("log_prompts"), str):
-            coerced["log_prompts"] = coerced["log_prompts"].strip().lower() in ("1", "true", "yes", "on")
-        if coerced.get("log_format", "text") not in ("text", "json"):
-            raise ConfigError(f"log_format must be text or json, got {values['log_format']!r}")
-        if str(coerced.get("log_level", "info")).lower() not in ("debug", "info", "warning", "error"):
-            raise ConfigError(f"log_level must be debug, info, warning or error, got {values['log_level']!r}")
-        if "log_level" in coerced:
-            coerced["log_level"] = str(coerced["log_level"]).lower()
-        for name in ("data_dir", "policy_file"):
-            if coerced.get(name) is not None:
-                coerced[name] = Path(coerced[name]).expanduser()
-        if isinstance(coerced.get("allowed_hosts"), str):
-            coerced["allowed_hosts"] = frozenset(
-                h.strip() for h in coerced["allowed_hosts"].split(",") if h.strip()
-            )
-        elif "allowed_hosts" in coerced:
-            coerced["allowed_hosts"] = frozenset(coerced["allowed_hosts"])
-        for name in ("upstream_url", "anthropic_upstream_url"):
-            if name in coerced:
-                coerced[name] = str(coerced[name]).rstrip("/")
-        settings = cls(**coerced)
-        if not 0 <= settings.port <= 65535:
-            raise ConfigError(f"port must be between 0 and 65535, got {settings.port}")
-        return settings
+        given = {
+            name: _READ_AS[name](value) if isinstance(value, str) and name in _READ_AS else value
+            for name, value in values.items()
+        }
+        try:
+            return msgspec.convert(given, cls, strict=False, dec_hook=_path)
+        except msgspec.ValidationError as exc:
+            name = str(exc).rpartition("$.")[2].rstrip("`")
+            raise ConfigError(_wrong(name, values.get(name), str(exc))) from None
 
     def with_changes(self, **changes: Any) -> Settings:
         return replace(self, **changes)
+
+
+# How a value given as text (a flag or an environment variable) is read before its declared type is
+# checked; any other text is converted by the type itself (numbers, booleans, paths).
+_READ_AS: dict[str, Callable[[str], Any]] = {
+    "log_level": str.lower,
+    "log_prompts": lambda text: text.strip().lower() in ("1", "true", "yes", "on"),
+    "allowed_hosts": lambda text: [host.strip() for host in text.split(",") if host.strip()],
+    "upstream_url": lambda text: text.rstrip("/"),
+    "anthropic_upstream_url": lambda text: text.rstrip("/"),
+}
+
+
+def _path(kind: type, value: Any) -> Any:
+    """msgspec's hook for the one declared type it does not know: a path, with ``~`` expanded."""
+    if kind is Path and isinstance(value, str | Path):
+        return Path(value).expanduser()
+    raise NotImplementedError
+
+
+def _wrong(name: str, value: Any, refusal: str) -> str:
+    """What the declared type of ``name`` wants, said for a value it refused."""
+    declared = get_type_hints(Settings, include_extras=True).get(name)
+    kind, meta = get_args(declared) if get_origin(declared) is Annotated else (declared, None)
+    if kind in (int, float) and ", got `" in refusal:  # not a number at all
+        return f"{name} must be a number, got {value!r}"
+    if isinstance(meta, Meta) and meta.ge is not None and meta.le is not None:
+        return f"{name} must be between {meta.ge} and {meta.le}, got {value!r}"
+    if get_origin(kind) is Literal:
+        *rest, last = get_args(kind)
+        return f"{name} must be {', '.join(rest)} or {last}, got {value!r}"
+    return f"{name}: {refusal.partition(' - at ')[0]}, got {value!r}"
