@@ -5,15 +5,17 @@ from __future__ import annotations
 import enum
 import functools
 import hashlib
-import json
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from importlib import resources
 
+import msgspec
+
 from core.model import Evidence, Memory
 from core.scope import DEFAULT_USER, SCOPE_LEVELS, Scope, level_of, scope_tag
 from extractors import SUBJECT_MARK, Candidate
+from policies.datafile import decode_lines
 from policies.model import Policy
 from policies.secrets import REDACTED, contains_secret, secret_matcher
 
@@ -84,20 +86,25 @@ _PROTECTIVE = re.compile(
 )
 
 
+class DangerousRule(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """One line of ``policies/patterns/dangerous.jsonl``."""
+
+    id: str
+    pattern: str
+    what: str
+
+
 @functools.cache
 def dangerous_patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
     """What a remembered rule must never tell the agent, whoever said it
     (``policies/patterns/dangerous.jsonl``): send data out, run a downloaded script, trust tool
     output over the user, weaken security, put secrets in the open."""
+    name = "policies/patterns/dangerous.jsonl"
     text = resources.files("policies").joinpath("patterns/dangerous.jsonl").read_text(encoding="utf-8")
-    found = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.strip():
-            raw = json.loads(line)
-            if set(raw) != {"id", "pattern", "what"}:
-                raise ValueError(f"policies/patterns/dangerous.jsonl:{number}: fields are id, pattern, what")
-            found.append((raw["id"], re.compile(raw["pattern"])))
-    return tuple(found)
+    says = {"": "fields are id, pattern, what"}
+    return tuple(
+        (rule.id, re.compile(rule.pattern)) for _, rule in decode_lines(text, name, DangerousRule, says)
+    )
 
 
 def dangerous(text: str) -> str | None:

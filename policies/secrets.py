@@ -13,17 +13,18 @@ look random but are published on purpose.
 from __future__ import annotations
 
 import functools
-import json
 import math
 import re
 from collections import Counter
-from dataclasses import dataclass
 from importlib import resources
 from typing import Literal
 
+import msgspec
+
+from policies.datafile import decode_lines
+
 REDACTED = "[redacted]"
 Check = Literal["luhn", "secretish", "made", "mixed"]
-_KEYS = frozenset({"id", "pattern", "source", "check", "public"})
 # a long unbroken run of base64 letters: a key, unless it is only hex or only digits
 _RUN = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{32,}={0,2}(?![A-Za-z0-9+/_-])")
 _HEX = re.compile(r"^(?:sha\d+:)?[0-9a-fA-F-]+$")
@@ -37,8 +38,9 @@ _PLACEHOLDER = re.compile(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class SecretKind:
+class SecretKind(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """One line of a secrets file."""
+
     id: str
     pattern: str
     source: str
@@ -46,34 +48,26 @@ class SecretKind:
     public: bool = False  # published material that looks random; nothing inside it is cut
 
 
+_SAYS = {
+    "": "a kind has id, pattern, source and maybe check, nothing else",
+    "check": "check must be luhn, secretish, made or mixed",
+    "public": "public is true or false",
+}
+
+
 def load_kinds(text: str, name: str) -> tuple[SecretKind, ...]:
     """The kinds of a secrets file, strictly: an unknown field, a bad pattern or a repeated id is an
     error naming the line."""
-    kinds: list[SecretKind] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        where = f"{name}:{number}"
+    kinds: dict[str, SecretKind] = {}
+    for where, kind in decode_lines(text, name, SecretKind, _SAYS):
         try:
-            raw = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{where}: not valid JSON: {exc.msg}") from exc
-        if not isinstance(raw, dict) or set(raw) - _KEYS or not {"id", "pattern", "source"} <= set(raw):
-            raise ValueError(f"{where}: a kind has id, pattern, source and maybe check, nothing else")
-        if raw.get("check") not in (None, "luhn", "secretish", "made", "mixed"):
-            raise ValueError(f"{where}: check must be luhn, secretish, made or mixed")
-        if raw.get("public", False) not in (True, False):
-            raise ValueError(f"{where}: public is true or false")
-        try:
-            re.compile(raw["pattern"])
+            re.compile(kind.pattern)
         except re.error as exc:
             raise ValueError(f"{where}: pattern does not compile: {exc}") from exc
-        if any(k.id == raw["id"] for k in kinds):
-            raise ValueError(f"{where}: id {raw['id']!r} given twice")
-        kinds.append(
-            SecretKind(raw["id"], raw["pattern"], raw["source"], raw.get("check"), raw.get("public", False))
-        )
-    return tuple(kinds)
+        if kind.id in kinds:
+            raise ValueError(f"{where}: id {kind.id!r} given twice")
+        kinds[kind.id] = kind
+    return tuple(kinds.values())
 
 
 @functools.cache
