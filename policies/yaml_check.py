@@ -22,7 +22,6 @@ import yaml
 from core.errors import ConfigError
 
 T = TypeVar("T")
-_CONSTRUCT = yaml.constructor.SafeConstructor()
 
 
 class PolicyError(ConfigError):
@@ -60,7 +59,10 @@ def check(text: str, name: str, kind: type[T]) -> Checked[T]:
     data = walk.value(root, kind, "")
     if walk.problems:
         raise PolicyError(walk.problems)
-    return Checked(msgspec.convert(data, kind), name, walk.lines)
+    try:
+        return Checked(msgspec.convert(data, kind), name, walk.lines)
+    except msgspec.ValidationError as exc:  # a constraint the walk does not read
+        raise PolicyError([f"{name}: {exc}"]) from exc
 
 
 @dataclass(slots=True)
@@ -68,6 +70,8 @@ class _Walk:
     name: str
     problems: list[str] = field(default_factory=list)
     lines: dict[str, int] = field(default_factory=dict)
+    # YAML's own reading of a scalar (true/yes/on, 0x1F, 1_000); one per walk, as it keeps every node
+    scalars: yaml.constructor.SafeConstructor = field(default_factory=yaml.constructor.SafeConstructor)
 
     def where(self, node: yaml.Node, path: str) -> str:
         return f"{self.name}:{node.start_mark.line + 1}: {path or '(top level)'}"
@@ -92,7 +96,7 @@ class _Walk:
             shape = "list" if isinstance(node, yaml.SequenceNode) else "mapping"
             return self.problem(node, path, f"expected a single value, not a {shape}", None)
         try:
-            return _scalar(_CONSTRUCT.construct_object(node), node.value, kind, meta)
+            return _scalar(self.scalars.construct_object(node), node.value, kind, meta)
         except (ValueError, re.error) as exc:
             return self.problem(node, path, str(exc), None)
 
