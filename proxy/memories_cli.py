@@ -1,45 +1,28 @@
 """`mnemo memories ...`: the management API from a terminal, against a running server.
 
-Tables for people, ``--json`` for scripts, a progress bar on stderr for exports and imports,
-and exit codes a script can branch on (``ExitCode``).
+Tables for people, ``--json`` for scripts, a progress bar on stderr for exports and imports
+(``memories_transfer``), and exit codes a script can branch on (``memories_client.ExitCode``).
 """
 
 from __future__ import annotations
 
 import argparse
-import enum
 import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import httpx
 
+from proxy import memories_transfer
+from proxy.memories_client import API_PREFIX, CliError, ExitCode, check, filter_params, print_json
+
 DEFAULT_URL = "http://127.0.0.1:8080"
 LEVELS = ("org", "project", "user", "session")
-CHUNK_BYTES = 64 * 1024
-
-
-class ExitCode(enum.IntEnum):
-    OK = 0
-    SERVER_ERROR = 1  # the server refused or failed the request
-    USAGE = 2  # bad flags or arguments (argparse uses 2 as well)
-    UNREACHABLE = 3  # no server answered at --url
-    UNAUTHORIZED = 4  # 401 or 403: no key, an unknown key, or not this key's to do
-    NOT_FOUND = 5  # no such memory (or not visible to this key)
-    PARTIAL = 6  # an import finished but rejected some lines
-
-
-class CliError(Exception):
-    def __init__(self, message: str, code: ExitCode) -> None:
-        super().__init__(message)
-        self.code = code
 
 
 # Arguments -----------------------------------------------------------------------------------------
@@ -48,54 +31,61 @@ class CliError(Exception):
 def add_parser(commands: Any) -> None:
     memories = commands.add_parser("memories", help="inspect, search, correct, delete, export, import memory")
     sub = memories.add_subparsers(dest="memories_command", required=True)
+    _add_reading(sub)
+    _add_changing(sub)
+    _add_transfer(sub)
 
-    def common(parser: argparse.ArgumentParser) -> None:
-        parser.add_argument(
-            "--url",
-            default=os.environ.get("MNEMO_URL", DEFAULT_URL),
-            help=f"the server [MNEMO_URL; default {DEFAULT_URL}]",
-        )
-        parser.add_argument(
-            "--token",
-            default=os.environ.get("MNEMO_TOKEN"),
-            help="Mnemo key, sent as X-Mnemo-Key [MNEMO_TOKEN; default unset: local mode]",
-        )
-        parser.add_argument("--json", action="store_true", help="print JSON for scripts")
 
-    def filters(parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("--org", help="another org (admin keys only)")
-        parser.add_argument("--project")
-        parser.add_argument("--user")
-        parser.add_argument("--session")
-        parser.add_argument(
-            "--visible", action="store_true", help="what a request with this project/user/session may see"
-        )
-        parser.add_argument(
-            "--kind", action="append", choices=["semantic", "procedural", "episodic", "reflection"]
-        )
-        parser.add_argument(
-            "--evidence", action="append", choices=["stated", "inferred", "imported", "admin"]
-        )
-        parser.add_argument("--status", action="append", choices=["active", "superseded", "quarantined"])
-        parser.add_argument("--key", help="slot key, e.g. package_manager")
-        parser.add_argument("--contains", help="words the text holds, in order")
-        parser.add_argument("--since", dest="observed_after", help="observed at or after (ISO 8601)")
-        parser.add_argument("--before", dest="observed_before", help="observed before (ISO 8601)")
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--url",
+        default=os.environ.get("MNEMO_URL", DEFAULT_URL),
+        help=f"the server [MNEMO_URL; default {DEFAULT_URL}]",
+    )
+    parser.add_argument(
+        "--token",
+        default=os.environ.get("MNEMO_TOKEN"),
+        help="Mnemo key, sent as X-Mnemo-Key [MNEMO_TOKEN; default unset: local mode]",
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON for scripts")
 
-    def progress(parser: argparse.ArgumentParser) -> None:
-        parser.add_argument(
-            "--progress", action=argparse.BooleanOptionalAction, default=None, help="progress bar on stderr"
-        )
 
+def _filters(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--org", help="another org (admin keys only)")
+    parser.add_argument("--project")
+    parser.add_argument("--user")
+    parser.add_argument("--session")
+    parser.add_argument(
+        "--visible", action="store_true", help="what a request with this project/user/session may see"
+    )
+    parser.add_argument(
+        "--kind", action="append", choices=["semantic", "procedural", "episodic", "reflection"]
+    )
+    parser.add_argument("--evidence", action="append", choices=["stated", "inferred", "imported", "admin"])
+    parser.add_argument("--status", action="append", choices=["active", "superseded", "quarantined"])
+    parser.add_argument("--key", help="slot key, e.g. package_manager")
+    parser.add_argument("--contains", help="words the text holds, in order")
+    parser.add_argument("--since", dest="observed_after", help="observed at or after (ISO 8601)")
+    parser.add_argument("--before", dest="observed_before", help="observed before (ISO 8601)")
+
+
+def _progress(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--progress", action=argparse.BooleanOptionalAction, default=None, help="progress bar on stderr"
+    )
+
+
+def _add_reading(sub: Any) -> None:
+    """list, search, show."""
     listing = sub.add_parser("list", help="list memories, newest first")
-    common(listing)
-    filters(listing)
+    _common(listing)
+    _filters(listing)
     listing.add_argument("--limit", type=int, default=50, help="page size (1-1000)")
     listing.add_argument("--cursor", help="continue after a previous page")
     listing.add_argument("--all", action="store_true", help="follow every page")
 
     search = sub.add_parser("search", help="rank memories as recall would for a text, with scores")
-    common(search)
+    _common(search)
     search.add_argument("query")
     search.add_argument("--org")
     search.add_argument("--project")
@@ -104,11 +94,14 @@ def add_parser(commands: Any) -> None:
     search.add_argument("--limit", type=int, default=10)
 
     show = sub.add_parser("show", help="one memory with every field and its history")
-    common(show)
+    _common(show)
     show.add_argument("id")
 
+
+def _add_changing(sub: Any) -> None:
+    """edit, delete."""
     edit = sub.add_parser("edit", help="correct a memory (a new version supersedes it) or pin it")
-    common(edit)
+    _common(edit)
     edit.add_argument("id")
     edit.add_argument("--text", help="the corrected sentence (no flag: open $EDITOR)")
     edit.add_argument("--value", help="the corrected slot value")
@@ -118,25 +111,28 @@ def add_parser(commands: Any) -> None:
     edit.add_argument("--reason", help="kept on the new version")
 
     remove = sub.add_parser("delete", help="delete memories everywhere: by id, by filter or a whole scope")
-    common(remove)
-    filters(remove)
+    _common(remove)
+    _filters(remove)
     remove.add_argument("ids", nargs="*", metavar="ID")
     remove.add_argument("--scope", metavar="LEVEL=VALUE", help="a whole scope, e.g. project=acme-web")
     remove.add_argument("--all", action="store_true", help="everything this key may delete")
     remove.add_argument("--yes", "-y", action="store_true", help="do not ask before a bulk delete")
 
+
+def _add_transfer(sub: Any) -> None:
+    """export, import."""
     export = sub.add_parser("export", help="export as JSON Lines (every field, schema-versioned)")
-    common(export)
-    filters(export)
+    _common(export)
+    _filters(export)
     export.add_argument("-o", "--output", default="-", help="file to write (default stdout)")
     export.add_argument("--vectors", action="store_true", help="include vectors (import skips re-embedding)")
-    progress(export)
+    _progress(export)
 
     load = sub.add_parser("import", help="import JSON Lines; duplicates merge, bad lines are reported")
-    common(load)
+    _common(load)
     load.add_argument("file", help="a JSON Lines file, or - for stdin")
     load.add_argument("--dry-run", action="store_true", help="check and count, write nothing")
-    progress(load)
+    _progress(load)
 
 
 # Running -------------------------------------------------------------------------------------------
@@ -146,15 +142,15 @@ def run(args: argparse.Namespace) -> int:
     headers = {"x-mnemo-key": args.token} if args.token else {}
     headers["user-agent"] = "mnemo-cli"
     try:
-        with httpx.Client(base_url=args.url.rstrip("/") + "/mnemo/v1", headers=headers, timeout=30) as client:
+        with httpx.Client(base_url=args.url.rstrip("/") + API_PREFIX, headers=headers, timeout=30) as client:
             handler = {
                 "list": _list,
                 "search": _search,
                 "show": _show,
                 "edit": _edit,
                 "delete": _delete,
-                "export": _export,
-                "import": _import,
+                "export": memories_transfer.export,
+                "import": memories_transfer.import_file,
             }[args.memories_command]
             return int(handler(client, args))
     except CliError as exc:
@@ -163,38 +159,6 @@ def run(args: argparse.Namespace) -> int:
     except httpx.TransportError as exc:
         print(f"mnemo: cannot reach {args.url}: {exc}", file=sys.stderr)
         return int(ExitCode.UNREACHABLE)
-
-
-def _check(response: httpx.Response) -> httpx.Response:
-    if response.is_success:
-        return response
-    try:
-        message = response.json()["error"]["message"]
-    except (ValueError, KeyError, TypeError):
-        message = response.text[:200] or response.reason_phrase
-    code = {
-        401: ExitCode.UNAUTHORIZED,
-        403: ExitCode.UNAUTHORIZED,
-        404: ExitCode.NOT_FOUND,
-        400: ExitCode.USAGE,
-        409: ExitCode.USAGE,
-    }.get(response.status_code, ExitCode.SERVER_ERROR)
-    raise CliError(f"{response.status_code}: {message}", code)
-
-
-def _filter_params(args: argparse.Namespace) -> dict[str, Any]:
-    names = ("org", "project", "user", "session", "key", "contains", "observed_after", "observed_before")
-    params: dict[str, Any] = {name: getattr(args, name) for name in names if getattr(args, name, None)}
-    for name in ("kind", "evidence", "status"):
-        if getattr(args, name, None):
-            params[name] = getattr(args, name)
-    if getattr(args, "visible", False):
-        params["visible"] = "true"
-    return params
-
-
-def _print_json(value: Any) -> None:
-    print(json.dumps(value, indent=2, ensure_ascii=False))
 
 
 def _scope_label(scope: dict[str, Any]) -> str:
@@ -230,11 +194,11 @@ MEMORY_HEADER = ["ID", "KIND", "EVIDENCE", "STATUS", "SCOPE", "OBSERVED", "TEXT"
 
 
 def _list(client: httpx.Client, args: argparse.Namespace) -> ExitCode:
-    params = {**_filter_params(args), "limit": args.limit}
+    params = {**filter_params(args), "limit": args.limit}
     cursor = args.cursor
     memories: list[dict[str, Any]] = []
     while True:
-        page = _check(
+        page = check(
             client.get("/memories", params={**params, **({"cursor": cursor} if cursor else {})})
         ).json()
         memories += page["data"]
@@ -242,7 +206,7 @@ def _list(client: httpx.Client, args: argparse.Namespace) -> ExitCode:
         if not args.all or cursor is None:
             break
     if args.json:
-        _print_json({"data": memories, "total": page["total"], "next_cursor": cursor})
+        print_json({"data": memories, "total": page["total"], "next_cursor": cursor})
         return ExitCode.OK
     _table([_memory_row(m) for m in memories], MEMORY_HEADER)
     more = f"; next page: --cursor {cursor}" if cursor else ""
@@ -254,11 +218,11 @@ def _search(client: httpx.Client, args: argparse.Namespace) -> ExitCode:
     params = {
         name: getattr(args, name) for name in ("org", "project", "user", "session") if getattr(args, name)
     }
-    found = _check(
+    found = check(
         client.get("/memories/search", params={**params, "q": args.query, "limit": args.limit})
     ).json()
     if args.json:
-        _print_json(found)
+        print_json(found)
         return ExitCode.OK
     rows = [
         [
@@ -274,9 +238,9 @@ def _search(client: httpx.Client, args: argparse.Namespace) -> ExitCode:
 
 
 def _show(client: httpx.Client, args: argparse.Namespace) -> ExitCode:
-    memory = _check(client.get(f"/memories/{args.id}")).json()
+    memory = check(client.get(f"/memories/{args.id}")).json()
     if args.json:
-        _print_json(memory)
+        print_json(memory)
         return ExitCode.OK
     history = memory.pop("history", [])
     for name, value in memory.items():
@@ -302,15 +266,15 @@ def _edit(client: httpx.Client, args: argparse.Namespace) -> ExitCode:
         if value is not None
     }
     if not change:
-        current = _check(client.get(f"/memories/{args.id}")).json()
+        current = check(client.get(f"/memories/{args.id}")).json()
         text = _in_editor(current["text"])
         if text is None or text == current["text"]:
             print("mnemo: nothing changed", file=sys.stderr)
             return ExitCode.OK
         change["text"] = text
-    updated = _check(client.patch(f"/memories/{args.id}", json=change)).json()
+    updated = check(client.patch(f"/memories/{args.id}", json=change)).json()
     if args.json:
-        _print_json(updated)
+        print_json(updated)
     elif updated["id"] == args.id:
         print(f"updated {updated['id']} in place (pinned: {updated['extra'].get('pinned', False)})")
     else:
@@ -334,16 +298,16 @@ def _in_editor(text: str) -> str | None:
 
 
 def _delete(client: httpx.Client, args: argparse.Namespace) -> ExitCode:
-    params = _filter_params(args)
+    params = filter_params(args)
     if sum(bool(x) for x in (args.ids, args.scope, params or args.all)) != 1:
         raise CliError("give memory ids, or --scope LEVEL=VALUE, or filters (or --all)", ExitCode.USAGE)
     if args.ids:
-        receipts = [_check(client.delete(f"/memories/{memory_id}")).json() for memory_id in args.ids]
+        receipts = [check(client.delete(f"/memories/{memory_id}")).json() for memory_id in args.ids]
         result: dict[str, Any] = {"deleted": sum(r["deleted"] for r in receipts), "receipts": receipts}
     else:
         path, selected = _bulk_target(args, params)
         if not args.yes:
-            total = _check(client.get("/memories", params={**selected, "limit": 1})).json()["total"]
+            total = check(client.get("/memories", params={**selected, "limit": 1})).json()["total"]
             if not _confirm(f"Delete {total} memories everywhere? This cannot be undone. [y/N] "):
                 print("mnemo: nothing deleted", file=sys.stderr)
                 return ExitCode.OK
@@ -351,9 +315,9 @@ def _delete(client: httpx.Client, args: argparse.Namespace) -> ExitCode:
         # a scope's path names it; only an admin's --org goes along
         admin_org = {"org": args.org} if args.org else {}
         deleting = admin_org if args.scope else {**selected, **bulk}
-        result = _check(client.delete(path, params=deleting, timeout=None)).json()
+        result = check(client.delete(path, params=deleting, timeout=None)).json()
     if args.json:
-        _print_json(result)
+        print_json(result)
     else:
         print(f"deleted {result['deleted']} memories")
     return ExitCode.OK
@@ -376,103 +340,3 @@ def _confirm(question: str) -> bool:
     if not sys.stdin.isatty():
         raise CliError("a bulk delete needs --yes when not on a terminal", ExitCode.USAGE)
     return input(question).strip().lower() in ("y", "yes")
-
-
-class Progress:
-    """A one-line bar on stderr, redrawn at most ten times a second."""
-
-    def __init__(self, label: str, total: int | None, unit: str, enabled: bool) -> None:
-        self.label, self.total, self.unit, self.enabled = label, total, unit, enabled
-        self.done = 0
-        self._drawn = 0.0
-        self._start = time.monotonic()
-
-    def advance(self, amount: int) -> None:
-        self.done += amount
-        if self.enabled and time.monotonic() - self._drawn >= 0.1:
-            self._draw()
-
-    def finish(self) -> None:
-        if self.enabled:
-            self._draw()
-            sys.stderr.write("\n")
-
-    def _draw(self) -> None:
-        self._drawn = time.monotonic()
-        rate = self.done / max(self._drawn - self._start, 1e-6)
-        if self.total:
-            share = min(1.0, self.done / self.total)
-            bar = "#" * int(share * 30)
-            line = f"\r{self.label} [{bar:<30}] {share:4.0%} {self.done}/{self.total} {self.unit}"
-        else:
-            line = f"\r{self.label} {self.done} {self.unit}"
-        sys.stderr.write(f"{line} ({rate:,.0f}/s)")
-        sys.stderr.flush()
-
-
-def _wants_progress(args: argparse.Namespace) -> bool:
-    return bool(sys.stderr.isatty() if args.progress is None else args.progress)
-
-
-def _export(client: httpx.Client, args: argparse.Namespace) -> ExitCode:
-    params = {**_filter_params(args), **({"vectors": "true"} if args.vectors else {})}
-    target: IO[bytes] = sys.stdout.buffer if args.output == "-" else open(args.output, "wb")  # noqa: SIM115
-    lines = 0
-    try:
-        with client.stream("GET", "/export", params=params, timeout=httpx.Timeout(30, read=None)) as response:
-            if not response.is_success:
-                response.read()
-                _check(response)
-            total = int(response.headers.get("x-mnemo-export-count", "0")) or None
-            bar = Progress("export", total, "records", _wants_progress(args))
-            for chunk in response.iter_bytes(CHUNK_BYTES):
-                target.write(chunk)
-                count = chunk.count(b"\n")
-                lines += count
-                bar.advance(count)
-            bar.finish()
-    finally:
-        if target is not sys.stdout.buffer:
-            target.close()
-    if args.output != "-":
-        summary = {"exported": lines, "file": args.output}
-        _print_json(summary) if args.json else print(f"exported {lines} memories to {args.output}")
-    return ExitCode.OK
-
-
-def _import(client: httpx.Client, args: argparse.Namespace) -> ExitCode:
-    source: IO[bytes] = sys.stdin.buffer if args.file == "-" else open(args.file, "rb")  # noqa: SIM115
-    size = None if args.file == "-" else Path(args.file).stat().st_size
-    bar = Progress("import", size, "bytes", _wants_progress(args))
-
-    def body() -> Iterator[bytes]:
-        while chunk := source.read(CHUNK_BYTES):
-            bar.advance(len(chunk))
-            yield chunk
-
-    try:
-        response = client.post(
-            "/import",
-            content=body(),
-            params={"dry_run": "true"} if args.dry_run else {},
-            headers={"content-type": "application/x-ndjson"},
-            timeout=httpx.Timeout(30, read=None, write=None),
-        )
-    finally:
-        bar.finish()
-        if source is not sys.stdin.buffer:
-            source.close()
-    report = _check(response).json()
-    if args.json:
-        _print_json(report)
-    else:
-        verb = "would import" if args.dry_run else "imported"
-        print(
-            f"{verb} {report['imported']}, merged {report['merged']}, rejected {report['rejected']}, "
-            f"re-embedded {report['reembedded']}"
-        )
-        for rejection in report["rejections"]:
-            print(f"  line {rejection['line']}: {rejection['reason']}", file=sys.stderr)
-        if report["rejected"] > len(report["rejections"]):
-            print(f"  ... by reason: {report['rejected_by_reason']}", file=sys.stderr)
-    return ExitCode.PARTIAL if report["rejected"] else ExitCode.OK

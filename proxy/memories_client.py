@@ -1,0 +1,61 @@
+"""What the ``mnemo memories`` commands share: exit codes, the error a command stops with, the
+API's answers checked and mapped to exit codes, the listing filters as query parameters."""
+
+from __future__ import annotations
+
+import argparse
+import enum
+import json
+from typing import Any
+
+import httpx
+
+API_PREFIX = "/mnemo/v1"
+
+
+class ExitCode(enum.IntEnum):
+    OK = 0
+    SERVER_ERROR = 1  # the server refused or failed the request
+    USAGE = 2  # bad flags or arguments (argparse uses 2 as well)
+    UNREACHABLE = 3  # no server answered at --url
+    UNAUTHORIZED = 4  # 401 or 403: no key, an unknown key, or not this key's to do
+    NOT_FOUND = 5  # no such memory (or not visible to this key)
+    PARTIAL = 6  # an import finished but rejected some lines
+
+
+class CliError(Exception):
+    def __init__(self, message: str, code: ExitCode) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def check(response: httpx.Response) -> httpx.Response:
+    if response.is_success:
+        return response
+    try:
+        message = response.json()["error"]["message"]
+    except (ValueError, KeyError, TypeError):
+        message = response.text[:200] or response.reason_phrase
+    code = {
+        401: ExitCode.UNAUTHORIZED,
+        403: ExitCode.UNAUTHORIZED,
+        404: ExitCode.NOT_FOUND,
+        400: ExitCode.USAGE,
+        409: ExitCode.USAGE,
+    }.get(response.status_code, ExitCode.SERVER_ERROR)
+    raise CliError(f"{response.status_code}: {message}", code)
+
+
+def filter_params(args: argparse.Namespace) -> dict[str, Any]:
+    names = ("org", "project", "user", "session", "key", "contains", "observed_after", "observed_before")
+    params: dict[str, Any] = {name: getattr(args, name) for name in names if getattr(args, name, None)}
+    for name in ("kind", "evidence", "status"):
+        if getattr(args, name, None):
+            params[name] = getattr(args, name)
+    if getattr(args, "visible", False):
+        params["visible"] = "true"
+    return params
+
+
+def print_json(value: Any) -> None:
+    print(json.dumps(value, indent=2, ensure_ascii=False))
