@@ -19,7 +19,8 @@ from typing import Any
 import httpx
 
 from proxy import memories_transfer
-from proxy.memories_client import API_PREFIX, CliError, ExitCode, check, filter_params, print_json
+from proxy.memories_client import CliError, ExitCode, check, filter_params, print_json
+from proxy.routes import MANAGEMENT_PREFIX
 
 DEFAULT_URL = "http://127.0.0.1:8080"
 LEVELS = ("org", "project", "user", "session")
@@ -142,7 +143,9 @@ def run(args: argparse.Namespace) -> int:
     headers = {"x-mnemo-key": args.token} if args.token else {}
     headers["user-agent"] = "mnemo-cli"
     try:
-        with httpx.Client(base_url=args.url.rstrip("/") + API_PREFIX, headers=headers, timeout=30) as client:
+        with httpx.Client(
+            base_url=args.url.rstrip("/") + MANAGEMENT_PREFIX, headers=headers, timeout=30
+        ) as client:
             handler = {
                 "list": _list,
                 "search": _search,

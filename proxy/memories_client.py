@@ -10,8 +10,6 @@ from typing import Any
 
 import httpx
 
-API_PREFIX = "/mnemo/v1"
-
 
 class ExitCode(enum.IntEnum):
     OK = 0

@@ -7,15 +7,13 @@ from __future__ import annotations
 from litestar import Router
 from litestar.di import Provide
 
-from proxy.routes import admin, export_import, scopes
+from proxy.routes import MANAGEMENT_PREFIX, admin, export_import, scopes
 from proxy.routes.access import authenticated
-
-PREFIX = "/mnemo/v1"
 
 
 def router() -> Router:
     return Router(
-        PREFIX,
+        MANAGEMENT_PREFIX,
         route_handlers=[*admin.ROUTES, *scopes.ROUTES, *export_import.ROUTES],
         guards=[authenticated],
         dependencies={"filters": Provide(admin.provide_filters)},

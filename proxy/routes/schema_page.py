@@ -22,9 +22,9 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin, OpenAPIRenderPlugin, YamlRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
 
-from proxy.routes.management import PREFIX
+from proxy.routes import MANAGEMENT_PREFIX
 
-SCHEMA_PATH = f"{PREFIX}/schema"
+SCHEMA_PATH = f"{MANAGEMENT_PREFIX}/schema"
 TITLE = "Mnemo management API"
 DESCRIPTION = (
     "The management API of Mnemo: list, search, read, correct and delete memories; delete or pause "
