@@ -12,7 +12,6 @@ from extractors.vocabulary import WEEKDAYS
 
 _PLACEHOLDER = re.compile(r"^CMD\d+$")  # a command set aside before parsing (see pipeline._unit)
 # what one says of oneself with the subject left out: "working as SRE", "living in Lisbon now"
-# what one says of oneself with the subject left out: "working as SRE", "living in Lisbon now"
 _SELF_DESCRIBING = frozenset({"work", "live", "study", "teach", "base", "stay", "run", "build", "train"})
 _YOU = frozenset({"you", "u", "ya", "yourself", "y'all"})
 _POINTING = frozenset({"it", "this", "that", "these", "those", "there", "which", "what", "here"})
