@@ -4,6 +4,8 @@ router authenticates first: in keys mode nothing is relayed without a known key.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+
 from litestar import Request, post, route
 from litestar.datastructures import State
 from litestar.di import NamedDependency
@@ -15,31 +17,46 @@ from litestar.response import Stream
 from proxy.lifespan import Services
 from proxy.relay import UpstreamRequest, open_upstream, relay_body, response_headers, upstream_url
 from proxy.routes.common import upstream_headers
+from proxy.wire.errors import ApiShape
 
 _METHODS = [HttpMethod.GET, HttpMethod.POST, HttpMethod.PUT, HttpMethod.PATCH, HttpMethod.DELETE]
 _COUNT_TOKENS = "/v1/messages/count_tokens"
 
 
-async def _count_tokens(
-    request: Request[object, object, State], services: NamedDependency[Services]
+async def _relay_untouched(
+    request: Request[object, object, State],
+    services: Services,
+    base_url: str,
+    path: str,
+    shape: ApiShape,
+    content: AsyncIterator[bytes] | None,
 ) -> Stream:
+    """The request to ``base_url``/``path`` as it came (headers as ``upstream_headers`` makes them),
+    and the upstream's answer streamed back with its status."""
     upstream = await open_upstream(
         services.http,
         UpstreamRequest(
-            method="POST",
-            url=upstream_url(
-                services.settings.anthropic_upstream_url, "v1/messages/count_tokens", request.url.query or ""
-            ),
+            method=request.method,
+            url=upstream_url(base_url, path, request.url.query or ""),
             headers=upstream_headers(services.policy, request.headers),
-            content=request.stream(),
+            content=content,
         ),
         services.settings.upstream_first_byte_timeout_s,
     )
     return Stream(
-        relay_body(upstream, "anthropic", deadline=services.upstream_deadline()),
+        relay_body(upstream, shape, deadline=services.upstream_deadline()),
         status_code=upstream.status_code,
         headers=response_headers(upstream, {"x-mnemo-status": "ok"}),
         media_type=upstream.headers.get("content-type"),
+    )
+
+
+async def _count_tokens(
+    request: Request[object, object, State], services: NamedDependency[Services]
+) -> Stream:
+    base = services.settings.anthropic_upstream_url
+    return await _relay_untouched(
+        request, services, base, "v1/messages/count_tokens", "anthropic", request.stream()
     )
 
 
@@ -47,22 +64,8 @@ async def _passthrough(
     request: Request[object, object, State], services: NamedDependency[Services], path: FromPath[str]
 ) -> Stream:
     has_body = request.method not in ("GET", "HEAD", "DELETE") or "content-length" in request.headers
-    upstream = await open_upstream(
-        services.http,
-        UpstreamRequest(
-            method=request.method,
-            url=upstream_url(services.settings.upstream_url, path, request.url.query or ""),
-            headers=upstream_headers(services.policy, request.headers),
-            content=request.stream() if has_body else None,
-        ),
-        services.settings.upstream_first_byte_timeout_s,
-    )
-    return Stream(
-        relay_body(upstream, "openai", deadline=services.upstream_deadline()),
-        status_code=upstream.status_code,
-        headers=response_headers(upstream, {"x-mnemo-status": "ok"}),
-        media_type=upstream.headers.get("content-type"),
-    )
+    content = request.stream() if has_body else None
+    return await _relay_untouched(request, services, services.settings.upstream_url, path, "openai", content)
 
 
 _ANTHROPIC = {"api": "anthropic"}
