@@ -174,10 +174,10 @@ def _natural(extractor: Extractor, e2e: bool) -> list[tuple[str, dict[str, Any],
 
 
 def _end_to_end(sets: dict[str, list[Any]]) -> dict[str, dict[str, Any]]:
-    from tests.upstream import UpstreamStub
-
+    from harness.processes import free_port
+    from harness.serving import serve_in_process
+    from harness.upstream import UpstreamStub
     from proxy.settings import Settings
-    from tests.conftest import serve_mnemo
 
     results: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory() as tmp, EmbeddedStore(Path(tmp) / "store") as embedded:
@@ -187,8 +187,9 @@ def _end_to_end(sets: dict[str, list[Any]]) -> dict[str, dict[str, Any]]:
             upstream_url=stub.url,
             anthropic_upstream_url=stub.anthropic_url,
             data_dir=Path(tmp) / "data",
+            port=free_port(),
         )
-        running = serve_mnemo(settings)
+        running = serve_in_process(settings)
         try:
             for name, cases in sets.items():
                 results[name] = end_to_end(cases, running.url, stub, embedded.url)

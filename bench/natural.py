@@ -108,16 +108,16 @@ class EndToEnd:
 
 
 def _wait_drained(client: redis.Redis, added_at_least: int) -> None:
-    from tests.helpers import wait_drained_on
+    from harness.helpers import wait_drained_on
 
     wait_drained_on(client, added_at_least, timeout_s=300.0)
 
 
 def end_to_end(cases: list[NaturalCase], mnemo_url: str, stub: Any, redis_url: str) -> dict[str, EndToEnd]:
     """Teach each case through Mnemo, then probe it from a new session. ``stub``: the upstream stand-in
-    (``tests.upstream.UpstreamStub``), whose reply is set for agent reports and whose recorded
+    (``harness.upstream.UpstreamStub``), whose reply is set for agent reports and whose recorded
     requests show the injected block."""
-    from tests.helpers import injected_block
+    from harness.helpers import injected_block
 
     store = redis.Redis.from_url(redis_url)
     http = httpx.Client(base_url=mnemo_url, timeout=30)

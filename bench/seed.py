@@ -10,10 +10,10 @@ import numpy as np
 
 from core.model import Memory
 from core.scope import Scope
+from harness.helpers import memory_record
 from proxy.memory.embeddings import Embedder
 from proxy.memory.redis_schema import hash_row
 from proxy.memory.redis_store import RedisMemoryStore
-from tests.helpers import memory_record
 
 BENCH_SCOPE = Scope(org="local", project="bench-proj", user="bench-user")
 IN_SCOPE_FACTS = [

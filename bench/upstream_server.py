@@ -12,7 +12,7 @@ import json
 
 import uvicorn
 
-from tests.upstream import UpstreamStub, _respond, chat_chunks
+from harness.upstream import UpstreamStub, chat_chunks, respond
 
 
 class PacedUpstream(UpstreamStub):
@@ -37,7 +37,7 @@ class PacedUpstream(UpstreamStub):
         await send({"type": "http.response.body", "body": b"", "more_body": False})
 
     async def _echo(self, record, send):  # type: ignore[no-untyped-def]
-        await _respond(send, 200, {"ok": True})
+        await respond(send, 200, {"ok": True})
 
 
 def main() -> None:

@@ -14,8 +14,8 @@ import json
 import sys
 from pathlib import Path
 
+from harness.upstream import UpstreamStub
 from proxy.memory.embedded import EmbeddedStore
-from tests.upstream import UpstreamStub
 
 
 def main(argv: list[str]) -> int:

@@ -169,21 +169,13 @@ async def services_lifespan(app: Litestar) -> AsyncIterator[None]:
             settings.redis_url, models.embedder.model_id, models.embedder.dims, settings.store_timeout_s
         )
         stack.push_async_callback(store.close)
-        queue = JobQueue(settings.redis_url)
-        stack.push_async_callback(queue.close)
-        held = HeldJobs(settings.held_jobs_max, settings.held_jobs_max_bytes)
-        take_spilled(held, settings.data_dir)
-        stack.push_async_callback(_write_or_spill, queue, held, settings)
-        flusher = asyncio.create_task(keep_flushing(queue, held), name="mnemo-held-jobs")
-        stack.push_async_callback(_cancel, flusher)
+        queue, held = _queue_and_held(stack, settings, settings.redis_url)
         disk = DiskErasure(settings.redis_url)
         stack.push_async_callback(disk.close)
-        rewriter = asyncio.create_task(disk.run(), name="mnemo-disk-erasure")
-        stack.push_async_callback(_cancel, rewriter)
+        _in_background(stack, disk.run(), "mnemo-disk-erasure")
         erasures = ErasureBus(settings.redis_url, settings.store_timeout_s)
         stack.push_async_callback(erasures.close)
-        listener = asyncio.create_task(erasures.listen(embeddings, held), name="mnemo-erasure-bus")
-        stack.push_async_callback(_cancel, listener)
+        _in_background(stack, erasures.listen(embeddings, held), "mnemo-erasure-bus")
         services = Services(
             settings=settings,
             http=http,
@@ -207,12 +199,28 @@ async def services_lifespan(app: Litestar) -> AsyncIterator[None]:
             )
             stack.push_async_callback(_stop_worker, stop, worker)
         if settings.policy_file is not None:
-            reloader = asyncio.create_task(_watch_policy(services.policies), name="mnemo-policy-reload")
-            stack.push_async_callback(_cancel, reloader)
+            _in_background(stack, _watch_policy(services.policies), "mnemo-policy-reload")
         app.state.services = services
         stack.push_async_callback(services.drain)
         log.info("mnemo ready: upstream %s, embeddings %s", settings.upstream_url, models.embedder.model_id)
         yield
+
+
+def _queue_and_held(stack: AsyncExitStack, settings: Settings, redis_url: str) -> tuple[JobQueue, HeldJobs]:
+    """The job queue, and the jobs held while the store is away: those a stop during an outage kept
+    on disk are taken back now, written as soon as the store answers, and kept again on the way out."""
+    queue = JobQueue(redis_url)
+    stack.push_async_callback(queue.close)
+    held = HeldJobs(settings.held_jobs_max, settings.held_jobs_max_bytes)
+    take_spilled(held, settings.data_dir)
+    stack.push_async_callback(_write_or_spill, queue, held, settings)
+    _in_background(stack, keep_flushing(queue, held), "mnemo-held-jobs")
+    return queue, held
+
+
+def _in_background(stack: AsyncExitStack, work: Coroutine[object, object, None], name: str) -> None:
+    """A task for the app's life, cancelled on the way out."""
+    stack.push_async_callback(_cancel, asyncio.create_task(work, name=name))
 
 
 async def _watch_policy(policies: PolicyHolder, every_s: float = 1.0) -> None:

@@ -61,30 +61,7 @@ async def recall(
             )
             topical: list[ScoredMemory] = []
             if any_topical and keyword_query(text):
-                vector = await embeddings.embed_one(text)
-                found = await store.recall(
-                    RecallQuery(
-                        scope=scope,
-                        text=text,
-                        vector=vector,
-                        limit=settings.max_memories,
-                        candidates=settings.candidates,
-                        text_weight=settings.text_weight,
-                        vector_weight=settings.vector_weight,
-                        readable=readable,
-                        standing=False,
-                    )
-                )
-                slotted = (
-                    await store.visible_current(
-                        scope, settings.max_memories, readable, standing=False, keys=sorted(asked)
-                    )
-                    if asked
-                    else []
-                )
-                seen = {item.memory.id for item in found}
-                found += [ScoredMemory(m, score=0.5) for m in slotted if m.id not in seen]
-                topical = [item for item in found if relevant(item, settings, asked)]
+                topical = await _topical(store, embeddings, scope, text, settings, readable, asked)
     except (StoreError, EmbeddingError) as exc:
         log.warning("recall degraded: %s", exc)
         return RecallOutcome(status="degraded", reason=str(exc))
@@ -98,6 +75,39 @@ async def recall(
     )
     given += apply_budget(topical, settings.max_memories, settings.max_tokens, settings.min_score)
     return RecallOutcome(memories=given)
+
+
+async def _topical(
+    store: MemoryStore,
+    embeddings: EmbeddingService,
+    scope: Scope,
+    text: str,
+    settings: RecallSettings,
+    readable: frozenset[str],
+    asked: frozenset[str],
+) -> list[ScoredMemory]:
+    """Hybrid search for the request's text, plus the current facts of the slots it names, kept
+    only when relevant."""
+    vector = await embeddings.embed_one(text)
+    query = RecallQuery(
+        scope=scope,
+        text=text,
+        vector=vector,
+        limit=settings.max_memories,
+        candidates=settings.candidates,
+        text_weight=settings.text_weight,
+        vector_weight=settings.vector_weight,
+        readable=readable,
+        standing=False,
+    )
+    found = await store.recall(query)
+    if asked:
+        slotted = await store.visible_current(
+            scope, settings.max_memories, readable, standing=False, keys=sorted(asked)
+        )
+        seen = {item.memory.id for item in found}
+        found += [ScoredMemory(m, score=0.5) for m in slotted if m.id not in seen]
+    return [item for item in found if relevant(item, settings, asked)]
 
 
 def relevant(item: ScoredMemory, settings: RecallSettings, asked: frozenset[str] = frozenset()) -> bool:

@@ -4,7 +4,7 @@ Everything here is real: Valkey with RediSearch from the PyPI wheels, uvicorn se
 apps over TCP, the offline MiniLM model and spaCy.
 
 With MNEMO_TEST_STORE=external (a second run in CI) the store is a separate service Mnemo does not
-own (tests/processes.py: an ACL user with a password, its own data dir) and Mnemo is run as
+own (harness/processes.py: an ACL user with a password, its own data dir) and Mnemo is run as
 `mnemo serve --redis-url URL` in a process of its own, unless a test sets what only the in-process
 settings can say. Tests about the embedded store itself are skipped in that run (see EMBEDDED_ONLY).
 """
@@ -12,33 +12,25 @@ settings can say. Tests about the embedded store itself are skipped in that run 
 from __future__ import annotations
 
 import contextlib
-import threading
-import time
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-import httpx
 import pytest
-import uvicorn
 
 from extractors import ClauseExtractor
-from proxy.app import create_app
-from proxy.memory.embedded import EmbeddedStore
-from proxy.server import server_config
-from proxy.settings import Settings
-from tests.processes import (
+from harness.processes import (
     EXTERNAL,
     ExternalStore,
-    MnemoProcess,
     Store,
     free_port,
     on_command_line,
     start_serve,
 )
-from tests.upstream import UpstreamStub
+from harness.serving import RunningMnemo, serve_in_process
+from harness.upstream import UpstreamStub
+from proxy.memory.embedded import EmbeddedStore
+from proxy.settings import Settings
 
 __all__ = ["NDJSON", "RunningMnemo", "free_port", "mnemo_on_own_store", "serve_mnemo", "store_for_test"]
 
@@ -73,63 +65,16 @@ def pytest_report_header(config: pytest.Config) -> str:
 NDJSON = {"content-type": "application/x-ndjson"}  # what an import body must say it is
 
 
-@dataclass
-class RunningMnemo:
-    """Mnemo on a port: served in this process (``server``, ``thread``), or by `mnemo serve` (``process``)."""
-
-    url: str
-    settings: Settings
-    server: uvicorn.Server | None = None
-    thread: threading.Thread | None = None
-    process: MnemoProcess | None = None
-
-    @property
-    def openai_base(self) -> str:
-        return f"{self.url}/v1"
-
-    def stop(self) -> None:
-        if self.process is not None:
-            code = self.process.stop()
-            assert code == 0, f"mnemo serve exited with {code}:\n{self.process.output()}"
-        if self.server is not None and self.thread is not None:
-            self.server.should_exit = True
-            self.thread.join(timeout=15)
-
-    def memories(self, **params: Any) -> list[dict[str, Any]]:
-        response = httpx.get(f"{self.url}/mnemo/v1/memories", params=params, timeout=10)
-        response.raise_for_status()
-        data: list[dict[str, Any]] = response.json()["data"]
-        return data
-
-    def wait_for_memories(self, count: int, timeout_s: float = 20.0, **params: Any) -> list[dict[str, Any]]:
-        """Learning runs after the reply: poll the listing until ``count`` records show up."""
-        deadline = time.monotonic() + timeout_s
-        found: list[dict[str, Any]] = []
-        while time.monotonic() < deadline:
-            found = self.memories(**params)
-            if len(found) >= count:
-                return found
-            time.sleep(0.1)
-        raise AssertionError(f"expected {count} memories for {params}, found {len(found)}: {found}")
-
-
 def serve_mnemo(settings: Settings) -> RunningMnemo:
-    port = free_port()
-    settings = settings.with_changes(port=port)
+    """Mnemo on a free port: in this process, or in the external-store run through `mnemo serve
+    --redis-url` when its flags and variables can say everything ``settings`` holds."""
+    settings = settings.with_changes(port=free_port())
     if EXTERNAL and on_command_line(settings):
         process, url = start_serve(
             settings, settings.data_dir.with_name(f"{settings.data_dir.name}-serve.log")
         )
         return RunningMnemo(url, settings, process=process)
-    server = uvicorn.Server(server_config(create_app(settings), "127.0.0.1", port, "warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise RuntimeError("mnemo did not start")
-        time.sleep(0.05)
-    return RunningMnemo(f"http://127.0.0.1:{port}", settings, server=server, thread=thread)
+    return serve_in_process(settings)
 
 
 @contextlib.contextmanager

@@ -21,12 +21,12 @@ import pytest
 from litestar.types import Receive, Scope, Send
 from ulid import ULID
 
+from harness.helpers import files_holding, injected_block, jobs_added, wait_drained
+from harness.processes import Store
+from harness.upstream import UpstreamStub
 from proxy.guard import HostGuard
 from proxy.server import DeadlineH11Protocol
 from tests.conftest import NDJSON, RunningMnemo, mnemo_on_own_store
-from tests.helpers import files_holding, injected_block, jobs_added, wait_drained
-from tests.processes import Store
-from tests.upstream import UpstreamStub
 
 pytestmark = pytest.mark.integration
 

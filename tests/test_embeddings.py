@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from core.errors import ConfigError, EmbeddingError
+from harness.upstream import UpstreamStub
 from proxy.memory.embeddings import (
     MINILM_MODEL_ID,
     EmbeddingService,
@@ -18,7 +19,6 @@ from proxy.memory.embeddings import (
     build_embedder,
 )
 from proxy.settings import Settings
-from tests.upstream import UpstreamStub
 
 
 @pytest.fixture(scope="module")

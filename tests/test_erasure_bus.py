@@ -22,11 +22,11 @@ import redis
 
 from core.scope import Scope
 from extractors import Turn
+from harness.processes import ExternalStore
 from proxy.memory.embeddings import EmbeddingService, MiniLMOnnxEmbedder
 from proxy.memory.erasure_bus import CHANNEL, ErasureBus
 from proxy.worker.held import HeldJobs
 from proxy.worker.queue import ExtractionJob
-from tests.processes import ExternalStore
 
 pytestmark = pytest.mark.integration
 

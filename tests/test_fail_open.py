@@ -11,11 +11,11 @@ import httpx
 import openai
 import pytest
 
+from harness.helpers import injected_block
+from harness.processes import Store
+from harness.upstream import UpstreamStub
 from proxy.settings import RecallSettings, Settings
 from tests.conftest import RunningMnemo, serve_mnemo, store_for_test
-from tests.helpers import injected_block
-from tests.processes import Store
-from tests.upstream import UpstreamStub
 
 pytestmark = pytest.mark.integration
 

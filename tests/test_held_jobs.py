@@ -8,10 +8,10 @@ from pathlib import Path
 
 from core.scope import Scope
 from extractors import Turn
+from harness.helpers import jobs_added
+from harness.processes import Store, free_port
 from proxy.worker.held import SPILL_FILE, HeldJobs, QueueAndHeld, enqueue_or_hold, flush, spill, take_spilled
 from proxy.worker.queue import ExtractionJob, JobQueue
-from tests.helpers import jobs_added
-from tests.processes import Store, free_port
 
 
 def _job(text: str) -> ExtractionJob:

@@ -14,10 +14,10 @@ import pytest
 
 from core.scope import Scope
 from extractors import ClauseExtractor, Turn
+from harness.helpers import injected_block
+from harness.upstream import UpstreamStub
 from policies import DEFAULT_POLICY, decide
 from tests.conftest import RunningMnemo
-from tests.helpers import injected_block
-from tests.upstream import UpstreamStub
 
 DATA = Path(__file__).parent / "data" / "injected_replies.jsonl"
 BIPIA = Path(__file__).parent / "data" / "injections"  # MIT, see BIPIA_LICENSE.txt there

@@ -22,12 +22,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.scope import Scope
+from harness.helpers import injected_block, memory_record
+from harness.upstream import UpstreamStub
 from proxy.memory.embeddings import MiniLMOnnxEmbedder
 from proxy.memory.redis_store import RedisMemoryStore
 from tests.conftest import RunningMnemo, free_port, mnemo_on_own_store
-from tests.helpers import injected_block, memory_record
 from tests.test_memories_cli import mnemo_cli
-from tests.upstream import UpstreamStub
 
 pytestmark = pytest.mark.integration
 

@@ -16,11 +16,11 @@ import httpx
 import openai
 import pytest
 
+from harness.upstream import UpstreamStub, tool_call_chunks
 from proxy.memory.embedded import EmbeddedStore
 from proxy.settings import Settings
 from proxy.wire.openai_chat import ChatStreamAssembler
 from tests.conftest import RunningMnemo, free_port, serve_mnemo
-from tests.upstream import UpstreamStub, tool_call_chunks
 
 pytestmark = pytest.mark.integration
 

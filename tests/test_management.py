@@ -11,10 +11,10 @@ import openai
 import pytest
 import redis
 
+from harness.helpers import injected_block
+from harness.upstream import UpstreamStub
 from proxy.memory.embedded import EmbeddedStore
 from tests.conftest import RunningMnemo
-from tests.helpers import injected_block
-from tests.upstream import UpstreamStub
 
 pytestmark = pytest.mark.integration
 

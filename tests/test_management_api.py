@@ -13,9 +13,9 @@ import openai
 import pytest
 
 from core.model import new_id
+from harness.helpers import injected_block
+from harness.upstream import UpstreamStub
 from tests.conftest import NDJSON, RunningMnemo
-from tests.helpers import injected_block
-from tests.upstream import UpstreamStub
 
 pytestmark = pytest.mark.integration
 

@@ -7,9 +7,9 @@ from collections.abc import Callable
 import openai
 import pytest
 
+from harness.helpers import injected_block, openai_client, roles
+from harness.upstream import UpstreamStub
 from tests.conftest import RunningMnemo
-from tests.helpers import injected_block, roles
-from tests.upstream import UpstreamStub
 
 pytestmark = pytest.mark.integration
 
@@ -17,17 +17,11 @@ PNPM_TURN = "This repo uses pnpm, not npm. Always run pnpm test before opening a
 QUESTION = "How should I install dependencies, and what do I run before a PR?"
 
 
-def client(mnemo: RunningMnemo, **headers: str) -> openai.OpenAI:
-    return openai.OpenAI(
-        base_url=mnemo.openai_base, api_key="sk-client-key", default_headers=headers, max_retries=0
-    )
-
-
 def test_project_facts_are_recalled_in_a_new_session_of_the_same_project_only(
     mnemo: RunningMnemo, fresh_upstream: UpstreamStub, unique: Callable[[str], str]
 ) -> None:
     acme, other = unique("acme-web"), unique("other-repo")
-    first = client(mnemo, **{"X-Mnemo-Project": acme, "X-Mnemo-Session": "s1"})
+    first = openai_client(mnemo, **{"X-Mnemo-Project": acme, "X-Mnemo-Session": "s1"})
     first.chat.completions.create(model="gpt-x", messages=[{"role": "user", "content": PNPM_TURN}])
     learned = mnemo.wait_for_memories(2, project=acme)
     texts = " | ".join(m["text"] for m in learned)
@@ -36,7 +30,7 @@ def test_project_facts_are_recalled_in_a_new_session_of_the_same_project_only(
     assert all(m["source"]["role"] == "user" and m["source"]["span"] in PNPM_TURN for m in learned)
 
     fresh_upstream.requests.clear()
-    later = client(mnemo, **{"X-Mnemo-Project": acme, "X-Mnemo-Session": "s2"})
+    later = openai_client(mnemo, **{"X-Mnemo-Project": acme, "X-Mnemo-Session": "s2"})
     raw = later.chat.completions.with_raw_response.create(
         model="gpt-x",
         messages=[
@@ -60,7 +54,7 @@ def test_project_facts_are_recalled_in_a_new_session_of_the_same_project_only(
     assert sent.headers["authorization"] == "Bearer sk-client-key"
 
     fresh_upstream.requests.clear()
-    elsewhere = client(mnemo, **{"X-Mnemo-Project": other})
+    elsewhere = openai_client(mnemo, **{"X-Mnemo-Project": other})
     raw = elsewhere.chat.completions.with_raw_response.create(
         model="gpt-x", messages=[{"role": "user", "content": QUESTION}]
     )
@@ -80,7 +74,7 @@ def test_project_can_come_from_the_path_prefix(
     learned = mnemo.wait_for_memories(1, project=project)
     assert learned[0]["key"] == "error_tracking"
     fresh_upstream.requests.clear()
-    by_header = client(mnemo, **{"X-Mnemo-Project": project})
+    by_header = openai_client(mnemo, **{"X-Mnemo-Project": project})
     by_header.chat.completions.create(
         model="m", messages=[{"role": "user", "content": "Where do errors get tracked?"}]
     )
@@ -92,7 +86,7 @@ def test_user_preferences_follow_the_user_across_projects_and_no_one_else(
 ) -> None:
     dana, erin = unique("dana"), unique("erin")
     acme, other = unique("acme-web"), unique("other-repo")
-    said = client(mnemo, **{"X-Mnemo-Project": acme, "X-Mnemo-User": dana})
+    said = openai_client(mnemo, **{"X-Mnemo-Project": acme, "X-Mnemo-User": dana})
     said.chat.completions.create(
         model="m", messages=[{"role": "user", "content": "I prefer concise bullet points."}]
     )
@@ -100,14 +94,14 @@ def test_user_preferences_follow_the_user_across_projects_and_no_one_else(
     assert learned[0]["scope"] == {"org": "local", "project": None, "user": dana, "session": None}
 
     fresh_upstream.requests.clear()
-    client(mnemo, **{"X-Mnemo-Project": other, "X-Mnemo-User": dana}).chat.completions.create(
+    openai_client(mnemo, **{"X-Mnemo-Project": other, "X-Mnemo-User": dana}).chat.completions.create(
         model="m", messages=[{"role": "user", "content": "Summarise the release notes for me."}]
     )
     assert "concise bullet points" in (injected_block(fresh_upstream.chat_requests()[-1]) or "")
 
     fresh_upstream.requests.clear()
     # the OpenAI `user` field identifies the user when no header does
-    client(mnemo, **{"X-Mnemo-Project": other}).chat.completions.create(
+    openai_client(mnemo, **{"X-Mnemo-Project": other}).chat.completions.create(
         model="m", user=erin, messages=[{"role": "user", "content": "Summarise the release notes for me."}]
     )
     assert "concise bullet points" not in (injected_block(fresh_upstream.chat_requests()[-1]) or "")
@@ -117,7 +111,7 @@ def test_a_fact_already_stored_is_not_written_twice(
     mnemo: RunningMnemo, fresh_upstream: UpstreamStub, unique: Callable[[str], str]
 ) -> None:
     project = unique("dup")
-    api = client(mnemo, **{"X-Mnemo-Project": project})
+    api = openai_client(mnemo, **{"X-Mnemo-Project": project})
     api.chat.completions.create(model="m", messages=[{"role": "user", "content": "This project uses yarn."}])
     first = mnemo.wait_for_memories(1, project=project)
     api.chat.completions.create(
@@ -139,7 +133,7 @@ def test_memory_block_and_system_text_are_never_learned(
     mnemo: RunningMnemo, fresh_upstream: UpstreamStub, unique: Callable[[str], str]
 ) -> None:
     project = unique("selective")
-    api = client(mnemo, **{"X-Mnemo-Project": project})
+    api = openai_client(mnemo, **{"X-Mnemo-Project": project})
     echoed = (
         "<mnemo-memory>\n- [project x | stated | 2026-01-01] Project x uses bun as its JavaScript package "
         "manager.\n</mnemo-memory>\nThanks! Also, we use Vitest."

@@ -12,35 +12,16 @@ import httpx
 import openai
 import pytest
 
+from harness.helpers import injected_block, openai_client, wait_until
+from harness.upstream import UpstreamStub
 from tests.conftest import RunningMnemo
-from tests.helpers import injected_block
-from tests.upstream import UpstreamStub
 
 pytestmark = pytest.mark.integration
-
-
-def client(mnemo: RunningMnemo, project: str, **headers: str) -> openai.OpenAI:
-    return openai.OpenAI(
-        base_url=mnemo.openai_base,
-        api_key="k",
-        max_retries=0,
-        default_headers={"X-Mnemo-Project": project, **headers},
-    )
 
 
 def say(api: openai.OpenAI, *messages: tuple[str, str]) -> Any:
     chat: list[Any] = [{"role": role, "content": text} for role, text in messages]
     return api.chat.completions.with_raw_response.create(model="m", messages=chat)
-
-
-def wait_until(check: Callable[[], Any], timeout_s: float = 20.0) -> Any:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        result = check()
-        if result:
-            return result
-        time.sleep(0.1)
-    raise AssertionError("condition not met in time")
 
 
 def current(mnemo: RunningMnemo, project: str, key: str | None = None) -> list[dict[str, Any]]:
@@ -52,7 +33,7 @@ def test_a_new_value_supersedes_the_old_and_history_keeps_both(
     mnemo: RunningMnemo, fresh_upstream: UpstreamStub, unique: Callable[[str], str]
 ) -> None:
     project = unique("switch")
-    api = client(mnemo, project)
+    api = openai_client(mnemo, project)
     say(api, ("user", "This repo uses pnpm."))
     wait_until(lambda: current(mnemo, project, "package_manager"))
     say(api, ("user", "We switched from pnpm to yarn last week."))
@@ -82,7 +63,7 @@ def test_switching_from_an_unknown_value_records_both_versions(
     mnemo: RunningMnemo, fresh_upstream: UpstreamStub, unique: Callable[[str], str]
 ) -> None:
     project = unique("moved")
-    say(client(mnemo, project), ("user", "We moved from npm to pnpm two weeks ago."))
+    say(openai_client(mnemo, project), ("user", "We moved from npm to pnpm two weeks ago."))
     (record,) = wait_until(lambda: current(mnemo, project, "package_manager"))
     history = httpx.get(f"{mnemo.url}/mnemo/v1/memories/{record['id']}").json()["history"]
     assert [(v["value"], v["status"]) for v in history] == [("npm", "superseded"), ("pnpm", "active")]
@@ -92,7 +73,7 @@ def test_a_qualified_exception_lives_beside_the_general_rule(
     mnemo: RunningMnemo, fresh_upstream: UpstreamStub, unique: Callable[[str], str]
 ) -> None:
     project = unique("exception")
-    api = client(mnemo, project)
+    api = openai_client(mnemo, project)
     say(api, ("user", "This repo uses pnpm, not npm."))
     wait_until(lambda: current(mnemo, project, "package_manager"))
     say(api, ("user", "In the docs/ folder we use npm."))
@@ -122,7 +103,7 @@ def test_an_assistant_fact_is_inferred_and_a_user_statement_overrides_it(
     mnemo: RunningMnemo, fresh_upstream: UpstreamStub, unique: Callable[[str], str]
 ) -> None:
     project = unique("inferred")
-    api = client(mnemo, project)
+    api = openai_client(mnemo, project)
     fresh_upstream.reply = "Done: I've upgraded the project to Python 3.12 and refreshed the lockfile."
     say(api, ("user", "Please bring the runtime up to date."))
     (inferred,) = wait_until(lambda: current(mnemo, project, "python_version"))
@@ -155,7 +136,7 @@ def test_a_repeated_inference_gains_confidence(
     mnemo: RunningMnemo, fresh_upstream: UpstreamStub, unique: Callable[[str], str]
 ) -> None:
     project = unique("repeat")
-    api = client(mnemo, project)
+    api = openai_client(mnemo, project)
     fresh_upstream.reply = "I've migrated the project to Node 22."
     say(api, ("user", "Update node please."))
     (first,) = wait_until(lambda: current(mnemo, project, "node_version"))
@@ -169,7 +150,7 @@ def test_forget_removes_records_from_recall_and_listing_at_once(
     mnemo: RunningMnemo, fresh_upstream: UpstreamStub, unique: Callable[[str], str]
 ) -> None:
     project = unique("forget")
-    api = client(mnemo, project)
+    api = openai_client(mnemo, project)
     say(api, ("user", "We use yarn. We use Sentry for error tracking."))
     wait_until(lambda: len(current(mnemo, project)) == 2)
     fresh_upstream.requests.clear()
@@ -190,7 +171,7 @@ def test_a_correction_after_a_wrong_step_teaches_a_lesson(
 ) -> None:
     project = unique("lesson")
     say(
-        client(mnemo, project),
+        openai_client(mnemo, project),
         ("user", "Install the dependencies."),
         ("assistant", "Running npm install now."),
         ("user", "No, use yarn, not npm."),
@@ -208,7 +189,7 @@ def test_an_outcome_report_becomes_an_episode(
 ) -> None:
     project = unique("episode")
     say(
-        client(mnemo, project),
+        openai_client(mnemo, project),
         ("user", "Heads up: yesterday's deploy failed because the migration was missing."),
     )
     (episode,) = wait_until(lambda: current(mnemo, project))
@@ -222,7 +203,7 @@ def test_near_duplicates_merge(
     mnemo: RunningMnemo, fresh_upstream: UpstreamStub, unique: Callable[[str], str]
 ) -> None:
     project = unique("neardup")
-    api = client(mnemo, project)
+    api = openai_client(mnemo, project)
     say(api, ("user", "Never commit directly to main."))
     wait_until(lambda: current(mnemo, project))
     say(api, ("user", "Never commit straight to main."))
@@ -240,11 +221,13 @@ def test_commands_in_three_sessions_of_a_project_become_an_inference_there_only(
         "After pnpm test the snapshot is stale.",
     ]
     for session, text in enumerate(commands[:2], start=1):
-        say(client(mnemo, project, **{"X-Mnemo-Session": f"s{session}"}), ("user", text))
-    say(client(mnemo, project, **{"X-Mnemo-Session": "s2"}), ("user", commands[2]))  # same session again
+        say(openai_client(mnemo, project, **{"X-Mnemo-Session": f"s{session}"}), ("user", text))
+    say(
+        openai_client(mnemo, project, **{"X-Mnemo-Session": "s2"}), ("user", commands[2])
+    )  # same session again
     time.sleep(1.5)
     assert current(mnemo, project) == []
-    say(client(mnemo, project, **{"X-Mnemo-Session": "s3"}), ("user", commands[2]))
+    say(openai_client(mnemo, project, **{"X-Mnemo-Session": "s3"}), ("user", commands[2]))
     (inferred,) = wait_until(lambda: current(mnemo, project, "package_manager"))
     assert (inferred["value"], inferred["evidence"], inferred["extra"]["sessions"]) == (
         "pnpm",
@@ -254,8 +237,8 @@ def test_commands_in_three_sessions_of_a_project_become_an_inference_there_only(
     assert "inferred from the user's commands in 3 sessions" in inferred["text"]
     assert current(mnemo, elsewhere) == []
     # a stated fact is not overridden by the habit
-    say(client(mnemo, project, **{"X-Mnemo-Session": "s4"}), ("user", "This repo uses yarn."))
+    say(openai_client(mnemo, project, **{"X-Mnemo-Session": "s4"}), ("user", "This repo uses yarn."))
     wait_until(lambda: [r for r in current(mnemo, project, "package_manager") if r["value"] == "yarn"])
-    say(client(mnemo, project, **{"X-Mnemo-Session": "s5"}), ("user", "pnpm install again?"))
+    say(openai_client(mnemo, project, **{"X-Mnemo-Session": "s5"}), ("user", "pnpm install again?"))
     time.sleep(1.5)
     assert [r["value"] for r in current(mnemo, project, "package_manager")] == ["yarn"]

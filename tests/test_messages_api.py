@@ -12,9 +12,9 @@ import anthropic
 import httpx
 import pytest
 
+from harness.upstream import UpstreamStub, anthropic_events
 from proxy.recall import BLOCK_OPEN
 from tests.conftest import RunningMnemo
-from tests.upstream import UpstreamStub, anthropic_events
 
 pytestmark = pytest.mark.integration
 

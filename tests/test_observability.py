@@ -17,9 +17,10 @@ import httpx
 import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
+from harness.helpers import chat, wait_until
+from harness.processes import spawn_cli, stopping, wait_ready
+from harness.upstream import UpstreamStub
 from tests.conftest import free_port, mnemo_on_own_store, store_for_test
-from tests.processes import spawn_cli, stopping, wait_ready
-from tests.upstream import UpstreamStub
 
 pytestmark = pytest.mark.integration
 
@@ -28,24 +29,12 @@ def _word() -> str:
     return "zq" + "".join(random.choice("bcdfghjklmnprstvz") for _ in range(8))
 
 
-def _chat(url: str, project: str, text: str, headers: dict[str, str] | None = None) -> httpx.Response:
-    response = httpx.post(
-        f"{url}/v1/chat/completions",
-        headers={"x-mnemo-project": project, **(headers or {})},
-        json={"model": "m", "messages": [{"role": "user", "content": text}]},
-        timeout=30,
-    )
-    assert response.status_code == 200, response.text
-    return response
-
-
 def _until_learned(url: str, project: str, word: str) -> None:
-    for _ in range(400):
+    def learned() -> bool:
         listing = httpx.get(f"{url}/mnemo/v1/memories", params={"project": project}, timeout=5).json()
-        if any(word in m["text"] for m in listing["data"]):
-            return
-        threading.Event().wait(0.05)
-    raise AssertionError(f"{word} was not learned")
+        return any(word in m["text"] for m in listing["data"])
+
+    wait_until(learned, f"{word} learned", timeout_s=20)
 
 
 def test_json_logs_carry_the_request_and_never_its_text_and_metrics_count_learning(
@@ -61,9 +50,10 @@ def test_json_logs_carry_the_request_and_never_its_text_and_metrics_count_learni
             wait_ready(served, url)
             word = _word()
             said = f"We deploy with {word}deploy to production."
-            response = _chat(url, "logs", said, {"x-mnemo-user": "ana"})
+            response = chat(url, said, "logs", **{"x-mnemo-user": "ana"})
+            assert response.status_code == 200, response.text
             key = "sk-proj-" + secrets.token_urlsafe(36)
-            _chat(url, "logs", f"the OpenAI key for the bot is {key}")
+            assert chat(url, f"the OpenAI key for the bot is {key}", "logs").status_code == 200
             _until_learned(url, "logs", word)
             metrics = httpx.get(f"{url}/metrics", timeout=5).text
         log = (tmp_path / "serve.log").read_text()
@@ -133,12 +123,13 @@ def test_a_call_is_traced_from_the_client_to_the_provider_and_to_its_learning(
     client_trace, client_span = secrets.token_hex(16), secrets.token_hex(8)
     word = _word()
     with mnemo_on_own_store(fresh_upstream.url, tmp_path) as (mnemo, _):
-        _chat(
+        said = chat(
             mnemo.url,
-            "traced",
             f"We deploy with {word}deploy to production.",
-            {"traceparent": f"00-{client_trace}-{client_span}-01"},
+            "traced",
+            traceparent=f"00-{client_trace}-{client_span}-01",
         )
+        assert said.status_code == 200, said.text
         _until_learned(mnemo.url, "traced", word)
     # stopped: the provider flushed its spans on the way out
     upstream_parent = fresh_upstream.chat_requests()[-1].headers["traceparent"].split("-")

@@ -12,11 +12,11 @@ import pytest
 
 from core.model import Evidence, Kind, Status
 from core.scope import Scope
+from harness.helpers import memory_record
 from policies.loader import PolicyHolder, load_policy, parse_policy
 from policies.model import Policy, Retention, TtlRule
 from policies.retention import eviction_order, expires_at, over_limit
 from policies.schema import PolicyError
-from tests.helpers import memory_record
 
 ROOT = Path(__file__).resolve().parent.parent
 NOW = datetime(2026, 11, 29, tzinfo=UTC)

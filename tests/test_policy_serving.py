@@ -11,15 +11,14 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import openai
 import pytest
 import redis
 
+from harness.helpers import chat, injected_block
+from harness.processes import Store
+from harness.upstream import UpstreamStub
 from proxy.settings import Settings
 from tests.conftest import RunningMnemo, serve_mnemo, store_for_test
-from tests.helpers import injected_block
-from tests.processes import Store
-from tests.upstream import UpstreamStub
 
 pytestmark = pytest.mark.integration
 
@@ -62,9 +61,7 @@ def governed(
 
 
 def say(mnemo: RunningMnemo, project: str, text: str) -> None:
-    openai.OpenAI(
-        base_url=mnemo.openai_base, api_key="k", max_retries=0, default_headers={"X-Mnemo-Project": project}
-    ).chat.completions.create(model="m", messages=[{"role": "user", "content": text}])
+    assert chat(mnemo.url, text, project).status_code == 200
 
 
 def raw_values(store: Store) -> list[bytes]:

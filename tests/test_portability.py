@@ -14,11 +14,11 @@ import httpx
 import pytest
 import redis
 
+from harness.helpers import chat, injected_block
+from harness.processes import Store
+from harness.upstream import UpstreamStub
 from proxy.settings import Settings
 from tests.conftest import NDJSON, RunningMnemo, serve_mnemo, store_for_test
-from tests.helpers import injected_block
-from tests.processes import Store
-from tests.upstream import UpstreamStub
 
 pytestmark = pytest.mark.integration
 
@@ -32,15 +32,6 @@ def serve(store: Store, upstream: UpstreamStub, data: Path, **changes: Any) -> R
             data_dir=data,
             **changes,
         )
-    )
-
-
-def chat(mnemo: RunningMnemo, text: str, project: str, user: str = "ana") -> httpx.Response:
-    return httpx.post(
-        f"{mnemo.openai_base}/chat/completions",
-        headers={"x-mnemo-project": project, "x-mnemo-user": user},
-        json={"model": "m", "messages": [{"role": "user", "content": text}]},
-        timeout=30,
     )
 
 
@@ -86,14 +77,14 @@ def test_deleted_memory_leaves_no_trace_and_a_queued_job_cannot_bring_it_back(
 ) -> None:
     said = "We use quokkadb for caching."
     learner = serve(own_store, upstream, tmp_path / "a")
-    chat(learner, said, "zoo")
+    chat(learner.url, said, "zoo", **{"x-mnemo-user": "ana"})
     (memory,) = learner.wait_for_memories(1, project="zoo")
     assert "quokkadb" in memory["text"]
     learner.stop()
 
     # a proxy without a worker: the same sentence said again waits in the job queue
     quiet = serve(own_store, upstream, tmp_path / "b", run_worker=False)
-    assert chat(quiet, said, "zoo").status_code == 200
+    assert chat(quiet.url, said, "zoo", **{"x-mnemo-user": "ana"}).status_code == 200
     # the job's text waits in a payload key of its own (the stream holds only its name)
     assert any(key.startswith("mnemo:job:") for key in raw_store_holds(own_store.url, "quokkadb"))
 
@@ -106,7 +97,12 @@ def test_deleted_memory_leaves_no_trace_and_a_queued_job_cannot_bring_it_back(
     assert b"quokkadb" not in httpx.get(f"{quiet.url}/mnemo/v1/export").content
     assert httpx.get(f"{quiet.url}/mnemo/v1/memories/{memory['id']}").status_code == 404
     upstream.requests.clear()
-    assert chat(quiet, "What do we use for caching?", "zoo").headers["x-mnemo-recalled"] == "0"
+    assert (
+        chat(quiet.url, "What do we use for caching?", "zoo", **{"x-mnemo-user": "ana"}).headers[
+            "x-mnemo-recalled"
+        ]
+        == "0"
+    )
     assert "quokkadb" not in (injected_block(upstream.chat_requests()[-1]) or "")
     quiet.stop()
 
@@ -147,7 +143,7 @@ def _blocks(mnemo: RunningMnemo, upstream: UpstreamStub) -> list[str | None]:
     blocks = []
     for project, user, text in ASK:
         upstream.requests.clear()
-        assert chat(mnemo, text, project, user).status_code == 200
+        assert chat(mnemo.url, text, project, **{"x-mnemo-user": user}).status_code == 200
         blocks.append(injected_block(upstream.chat_requests()[-1]))
     return blocks
 
@@ -158,7 +154,7 @@ def test_export_then_import_into_a_fresh_store_recalls_the_same_records(
     with store_for_test(tmp_path / "one") as first_store:
         first = serve(first_store, upstream, tmp_path / "d1")
         for project, user, text in TEACH:
-            chat(first, text, project, user)
+            chat(first.url, text, project, **{"x-mnemo-user": user})
         first.wait_for_memories(6)  # pnpm, then yarn superseding it, and four more
         time.sleep(0.5)  # nothing else still being learned
         exported = _export(first)

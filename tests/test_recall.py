@@ -8,12 +8,12 @@ import uuid
 import pytest
 
 from core.scope import Scope
+from harness.helpers import memory_record
 from proxy.memory.embedded import EmbeddedStore
 from proxy.memory.embeddings import EmbeddingService, MiniLMOnnxEmbedder
 from proxy.memory.redis_store import RedisMemoryStore
 from proxy.recall import recall
 from proxy.settings import RecallSettings
-from tests.helpers import memory_record
 
 pytestmark = pytest.mark.integration
 

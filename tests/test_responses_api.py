@@ -10,9 +10,9 @@ import httpx
 import openai
 import pytest
 
+from harness.upstream import UpstreamStub, responses_events
 from proxy.recall import BLOCK_OPEN
 from tests.conftest import RunningMnemo
-from tests.upstream import UpstreamStub, responses_events
 
 pytestmark = pytest.mark.integration
 

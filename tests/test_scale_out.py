@@ -19,7 +19,7 @@ import re
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -30,11 +30,8 @@ import redis
 
 from extractors import ClauseExtractor
 from extractors import Turn as ExtractedTurn
-from policies.loader import load_policy
-from proxy.settings import Settings
-from proxy.worker.queue import DEAD_LETTERS, GROUP, STREAM
-from tests.helpers import injected_block, jobs_added, wait_drained_on
-from tests.processes import (
+from harness.helpers import injected_block, jobs_added, wait_drained_on, wait_until
+from harness.processes import (
     ExternalStore,
     MnemoProcess,
     free_port,
@@ -44,7 +41,10 @@ from tests.processes import (
     stopping,
     wait_ready,
 )
-from tests.upstream import UpstreamStub
+from harness.upstream import UpstreamStub
+from policies.loader import load_policy
+from proxy.settings import Settings
+from proxy.worker.queue import DEAD_LETTERS, GROUP, STREAM
 
 pytestmark = pytest.mark.integration
 
@@ -56,15 +56,6 @@ recall:
   max_memories: 5
 """
 T = TypeVar("T")
-
-
-def _until(condition: Callable[[], T | None], what: str, timeout_s: float = 60.0) -> T:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if found := condition():
-            return found
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for: {what}")
 
 
 @dataclass
@@ -106,7 +97,7 @@ def _cluster(tmp_path: Path, upstream: UpstreamStub) -> Iterator[Cluster]:
             for proxy, url in zip(proxies, urls, strict=True):
                 wait_ready(proxy, url)
             for worker in workers:
-                _until(lambda: _started(worker), "a worker ready")  # noqa: B023 (called at once)
+                wait_until(lambda: _started(worker), "a worker ready")  # noqa: B023 (called at once)
                 assert worker.process.poll() is None, worker.output()
             yield Cluster(store, client, proxies, urls, workers, policy_file, time.monotonic() - started)
         for process in [*proxies, *workers]:
@@ -118,7 +109,14 @@ def _started(worker: MnemoProcess) -> bool:
     return worker.process.poll() is not None or re.search(r"worker \S+ ready", worker.output()) is not None
 
 
-def _say(client: httpx.Client, url: str, project: str, text: str, mode: str = "readwrite") -> httpx.Response:
+def _say(
+    client: httpx.Client,
+    url: str,
+    project: str,
+    text: str,
+    mode: str = "readwrite",
+    recall_needed: bool = True,
+) -> httpx.Response:
     response = client.post(
         f"{url}/v1/chat/completions",
         headers={"X-Mnemo-Project": project, "X-Mnemo-Mode": mode, "Authorization": "Bearer k"},
@@ -126,7 +124,9 @@ def _say(client: httpx.Client, url: str, project: str, text: str, mode: str = "r
         timeout=30,
     )
     assert response.status_code == 200, response.text
-    assert response.headers["x-mnemo-status"] == "ok", response.headers
+    # a recall that ran out of time on a loaded machine says degraded; learning is queued all the same
+    allowed = ("ok",) if recall_needed else ("ok", "degraded")
+    assert response.headers["x-mnemo-status"] in allowed, response.headers
     return response
 
 
@@ -178,7 +178,7 @@ def _send_concurrently(turns: list[Turn]) -> None:
         try:
             with httpx.Client() as client:
                 for project, word, url in part:
-                    _say(client, url, project, _fact(word))
+                    _say(client, url, project, _fact(word), recall_needed=False)
         except BaseException as exc:
             errors.append(exc)
 
@@ -248,7 +248,7 @@ def _delete_across(cluster: Cluster, upstream: UpstreamStub, turn: Turn, record:
         receipt = client.delete(f"{a}/mnemo/v1/memories/{record['id']}", timeout=30).json()
         assert receipt["deleted"] == 1, receipt
         assert receipt["cached_queries_dropped"] == 0  # A never saw the question; B did
-        heard = _until(
+        heard = wait_until(
             lambda: re.search(r"erasure from \S+: (\d+) cached queries", cluster.proxies[1].output()),
             "B dropping what A deleted",
             timeout_s=10,
@@ -292,7 +292,7 @@ def _reload_policy(cluster: Cluster) -> None:
                 seen[f"worker-{i}"] = time.monotonic() - edited
         return len(seen) == 4
 
-    _until(everyone, "the edited policy in force in every process", timeout_s=15)
+    wait_until(everyone, "the edited policy in force in every process", timeout_s=15)
     print(
         f"scale-out: policy {old} -> {new} in force in all 4 processes within {max(seen.values()):.2f} s ("
         + ", ".join(f"{name} {s:.2f} s" for name, s in sorted(seen.items()))

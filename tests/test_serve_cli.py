@@ -17,9 +17,9 @@ import httpx
 import openai
 import pytest
 
+from harness.helpers import injected_block
+from harness.upstream import UpstreamStub
 from tests.conftest import free_port
-from tests.helpers import injected_block
-from tests.upstream import UpstreamStub
 
 pytestmark = pytest.mark.integration
 

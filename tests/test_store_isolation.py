@@ -14,10 +14,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.scope import Scope, is_visible
+from harness.helpers import memory_record
 from proxy.memory.embedded import EmbeddedStore
 from proxy.memory.redis_store import RedisMemoryStore
 from proxy.memory.store import ListQuery, RecallQuery
-from tests.helpers import memory_record
 
 pytestmark = pytest.mark.integration
 

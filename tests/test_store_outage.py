@@ -14,7 +14,6 @@ import random
 import re
 import signal
 import time
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -22,24 +21,16 @@ from typing import Any
 import httpx
 import pytest
 
+from harness.helpers import wait_until
+from harness.processes import MnemoProcess, spawn_cli, stopping, wait_ready
+from harness.upstream import UpstreamStub
 from tests.conftest import free_port
-from tests.processes import MnemoProcess, spawn_cli, stopping, wait_ready
-from tests.upstream import UpstreamStub
 
 pytestmark = pytest.mark.integration
 
 
 def _store_pid(data_dir: Path) -> int:
     return int(json.loads((data_dir / "store.json").read_text())["pid"])
-
-
-def _until(condition: Callable[[], Any], what: str, timeout_s: float = 90.0) -> Any:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if found := condition():
-            return found
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for: {what}")
 
 
 def _readiness(url: str) -> dict[str, Any]:
@@ -96,7 +87,7 @@ def test_a_killed_store_is_restarted_and_nothing_said_meanwhile_is_lost(
         with ThreadPoolExecutor(8) as pool:
             list(pool.map(_say, [url] * 20, projects[20:], words[20:]))
 
-        back = _until(
+        back = wait_until(
             lambda: (
                 (r := _readiness(url))["status"] == 200
                 and "restarted 1 time" in r["checks"]["embedded_store"]
@@ -109,7 +100,7 @@ def test_a_killed_store_is_restarted_and_nothing_said_meanwhile_is_lost(
         assert _store_pid(data_dir) != first_pid
         restart_ms = float(re.search(r"last in (\d+) ms", back["checks"]["embedded_store"]).group(1))  # type: ignore[union-attr]
 
-        _until(
+        wait_until(
             lambda: all(w in _learned(url, p) for w, p in zip(words, projects, strict=True)),
             "every turn learned",
         )

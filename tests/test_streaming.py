@@ -9,8 +9,8 @@ import httpx
 import openai
 import pytest
 
+from harness.upstream import UpstreamStub, chat_chunks
 from tests.conftest import RunningMnemo
-from tests.upstream import UpstreamStub, chat_chunks
 
 pytestmark = pytest.mark.integration
 

@@ -14,13 +14,13 @@ from hypothesis import strategies as st
 from core.errors import BadRequest
 from core.model import Evidence, Kind, Memory, Source
 from core.scope import Scope
+from harness.upstream import anthropic_events, chat_chunks, responses_events
 from proxy.memory.store import ScoredMemory
 from proxy.recall import BLOCK_CLOSE, BLOCK_OPEN, apply_budget, render_block
 from proxy.wire import anthropic_messages, openai_chat, openai_responses
 from proxy.wire.api import StreamAssembler
 from proxy.wire.errors import error_body, stream_error_frame
 from proxy.wire.sse import SSEParser
-from tests.upstream import anthropic_events, chat_chunks, responses_events
 
 
 def test_sse_parser_handles_split_frames_and_crlf() -> None:

@@ -11,9 +11,8 @@ from __future__ import annotations
 import asyncio
 import random
 import threading
-import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -23,6 +22,8 @@ import redis
 from core.errors import StoreUnavailable
 from core.scope import Scope
 from extractors import Candidate, ClauseExtractor, Turn
+from harness.helpers import wait_until
+from harness.processes import Store
 from policies import Policy, PolicyHolder
 from proxy.memory.embeddings import EmbeddingService, MiniLMOnnxEmbedder
 from proxy.memory.redis_store import RedisMemoryStore
@@ -33,7 +34,6 @@ from proxy.worker.learner import Learner
 from proxy.worker.loop import run_worker
 from proxy.worker.queue import DEAD_LETTERS, GROUP, MAX_ATTEMPTS, STREAM, ExtractionJob, JobQueue
 from tests.conftest import store_for_test
-from tests.processes import Store
 
 POISON = "POISON-PILL"
 
@@ -119,14 +119,6 @@ def _job(project: str, text: str) -> ExtractionJob:
     return ExtractionJob(uuid.uuid4().hex, scope, [Turn("user", text, 0)], datetime.now(UTC), "test")
 
 
-def _until(condition: Callable[[], bool], what: str, timeout_s: float = 120.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting until {what}")
-        time.sleep(0.05)
-
-
 def _learned(url: str, embedder: MiniLMOnnxEmbedder, project: str) -> list[str]:
     async def read() -> list[str]:
         store = RedisMemoryStore(url, embedder.model_id, embedder.dims, timeout_s=5)
@@ -165,7 +157,7 @@ def test_one_poison_job_among_good_ones_is_dead_lettered_alone(
     _enqueue(own_store.url, jobs)
     choking = ChokingExtractor(extractor, error)
     with WorkerThread(own_store.url, choking, embedder):
-        _until(lambda: client.xlen(STREAM) == 0, "every job is learned or dead-lettered")
+        wait_until(lambda: client.xlen(STREAM) == 0, "every job is learned or dead-lettered")
     learned = [
         w for w in words if any(w in text for text in _learned(own_store.url, embedder, f"poison-{run}-{w}"))
     ]
@@ -184,12 +176,12 @@ def test_the_delivery_count_survives_a_restart_of_the_worker(
     _enqueue(own_store.url, [_job(f"restart-{uuid.uuid4().hex[:8]}", f"We use {POISON} for builds.")])
     first = ChokingExtractor(extractor)
     with WorkerThread(own_store.url, first, embedder):
-        _until(lambda: _deliveries(client) >= 2, "the job was handed out twice")
+        wait_until(lambda: _deliveries(client) >= 2, "the job was handed out twice")
     delivered = _deliveries(client)  # as Redis counted them when the first worker stopped
     assert 2 <= delivered < MAX_ATTEMPTS and client.xlen(DEAD_LETTERS) == dead_before
     second = ChokingExtractor(extractor)
     with WorkerThread(own_store.url, second, embedder):
-        _until(lambda: client.xlen(STREAM) == 0, "the job is dead-lettered")
+        wait_until(lambda: client.xlen(STREAM) == 0, "the job is dead-lettered")
     assert second.choked == MAX_ATTEMPTS - delivered  # the count went on where it stopped
     assert len(_dead(client, dead_before)) == 1
 
@@ -205,7 +197,7 @@ def test_an_unreadable_job_is_dead_lettered_at_once(
     client.xadd(STREAM, {"ref": ref})
     choking = ChokingExtractor(extractor)
     with WorkerThread(own_store.url, choking, embedder):
-        _until(lambda: client.xlen(STREAM) == 0, "the job is dead-lettered")
+        wait_until(lambda: client.xlen(STREAM) == 0, "the job is dead-lettered")
     (dead,) = _dead(client, dead_before)
     assert dead[b"reason"].startswith(b"unreadable job:")
 

@@ -321,7 +321,7 @@ class UpstreamStub:
             await send({"type": "http.response.body", "body": b"", "more_body": False})
             return
         if payload.get("model") == "error-model":
-            await _respond(
+            await respond(
                 send,
                 429,
                 {
@@ -357,19 +357,19 @@ class UpstreamStub:
             ],
             "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
         }
-        await _respond(send, 200, completion)
+        await respond(send, 200, completion)
 
     async def _messages(self, record: Recorded, send: Send) -> None:
         """Anthropic Messages: a canned reply, or its event stream (message_start ... message_stop)."""
         payload = record.json()
         if payload.get("model") == "error-model":
-            await _respond(
+            await respond(
                 send, 529, {"type": "error", "error": {"type": "overloaded_error", "message": "busy"}}
             )
             return
         model = payload.get("model", "claude-stub")
         if not payload.get("stream"):
-            await _respond(
+            await respond(
                 send,
                 200,
                 {
@@ -400,7 +400,7 @@ class UpstreamStub:
         payload = record.json()
         model = payload.get("model", "gpt-stub")
         if not payload.get("stream"):
-            await _respond(send, 200, response_object(self.reply, model, "completed"))
+            await respond(send, 200, response_object(self.reply, model, "completed"))
             return
         await send(
             {
@@ -425,10 +425,10 @@ class UpstreamStub:
             }
             for i, t in enumerate(texts)
         ]
-        await _respond(send, 200, {"object": "list", "data": list(reversed(data)), "model": "stub-embedder"})
+        await respond(send, 200, {"object": "list", "data": list(reversed(data)), "model": "stub-embedder"})
 
     async def _echo(self, record: Recorded, send: Send) -> None:
-        await _respond(
+        await respond(
             send,
             200,
             {
@@ -458,7 +458,7 @@ class UpstreamStub:
             self._thread.join(timeout=10)
 
 
-async def _respond(send: Send, status: int, payload: Any) -> None:
+async def respond(send: Send, status: int, payload: Any) -> None:
     body = json.dumps(payload).encode()
     await send(
         {

@@ -1,19 +1,63 @@
-"""Small helpers for reading what reached the upstream."""
+"""Helpers the tests and benchmarks share: waiting on a condition, reading what reached the
+upstream, filling a store directly, watching the job queue drain."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypeVar
 
+import httpx
+import openai
 import redis
 
 from core.model import Evidence, Kind, Memory, Source, new_id
 from core.scope import Scope
+from harness.serving import RunningMnemo
+from harness.upstream import Recorded
 from proxy.recall import BLOCK_CLOSE, BLOCK_OPEN
 from proxy.worker.queue import STREAM
-from tests.upstream import Recorded
+
+T = TypeVar("T")
+
+
+def wait_until(
+    condition: Callable[[], T | Literal[False] | None], what: str = "the condition", timeout_s: float = 30.0
+) -> T:
+    """Poll ``condition`` until it returns something truthy, and return that; fail after
+    ``timeout_s`` saying what was awaited. The one way tests wait: on a condition, never a sleep."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        found = condition()
+        if found:
+            return found
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout_s:.0f} s waiting for: {what}")
+        time.sleep(0.05)
+
+
+def openai_client(
+    mnemo: RunningMnemo, project: str | None = None, api_key: str = "sk-client-key", **headers: str
+) -> openai.OpenAI:
+    """The OpenAI SDK pointed at a running Mnemo, as an agent would point it (no retries)."""
+    default_headers = {"X-Mnemo-Project": project, **headers} if project else headers
+    return openai.OpenAI(
+        base_url=mnemo.openai_base, api_key=api_key, default_headers=default_headers, max_retries=0
+    )
+
+
+def chat(url: str, text: str, project: str | None = None, **headers: str) -> httpx.Response:
+    """One user message to ``url``'s chat completions, over plain HTTP; the response as it came."""
+    if project:
+        headers = {"x-mnemo-project": project, **headers}
+    return httpx.post(
+        f"{url}/v1/chat/completions",
+        headers=headers,
+        json={"model": "m", "messages": [{"role": "user", "content": text}]},
+        timeout=30,
+    )
 
 
 def injected_block(request: Recorded) -> str | None:
