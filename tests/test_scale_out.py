@@ -130,6 +130,17 @@ def _say(
     return response
 
 
+def _recall(client: httpx.Client, url: str, project: str, question: str) -> httpx.Response:
+    """A recall only (nothing learned), asked again while it runs out of time on a loaded machine:
+    a degraded answer says nothing about what the store holds."""
+    deadline = time.monotonic() + 60
+    while True:
+        response = _say(client, url, project, question, mode="read", recall_needed=False)
+        if response.headers["x-mnemo-status"] == "ok" or time.monotonic() > deadline:
+            assert response.headers["x-mnemo-status"] == "ok", response.headers
+            return response
+
+
 def _records(url: str, prefix: str) -> dict[str, list[dict[str, Any]]]:
     """Every record of the run, by project (one listing: the run has fewer than 1000)."""
     response = httpx.get(f"{url}/mnemo/v1/memories", params={"limit": 1000}, timeout=30)
@@ -241,7 +252,7 @@ def _delete_across(cluster: Cluster, upstream: UpstreamStub, turn: Turn, record:
     question = f"{record['source']['span']} Remind me, which tool was that?"  # holds the deleted text
     with httpx.Client() as client:
         upstream.requests.clear()
-        before = _say(client, b, project, question, mode="read")
+        before = _recall(client, b, project, question)
         block = injected_block(upstream.requests[-1])
         assert int(before.headers["x-mnemo-recalled"]) >= 1 and block is not None and word in block
 
@@ -257,7 +268,7 @@ def _delete_across(cluster: Cluster, upstream: UpstreamStub, turn: Turn, record:
         assert "erasure from" not in cluster.proxies[0].output()  # A's own broadcast is not re-applied
 
         upstream.requests.clear()
-        after = _say(client, b, project, question, mode="read")
+        after = _recall(client, b, project, question)
         block = injected_block(upstream.requests[-1])
         assert after.headers["x-mnemo-recalled"] == "0" and (block is None or word not in block)
     print(
