@@ -14,7 +14,7 @@ import httpx
 import pytest
 import redis
 
-from harness.helpers import chat, injected_block
+from harness.helpers import chat, injected_block, wait_until
 from harness.processes import Store
 from harness.upstream import UpstreamStub
 from proxy.settings import Settings
@@ -85,8 +85,12 @@ def test_deleted_memory_leaves_no_trace_and_a_queued_job_cannot_bring_it_back(
     # a proxy without a worker: the same sentence said again waits in the job queue
     quiet = serve(own_store, upstream, tmp_path / "b", run_worker=False)
     assert chat(quiet.url, said, "zoo", **{"x-mnemo-user": "ana"}).status_code == 200
-    # the job's text waits in a payload key of its own (the stream holds only its name)
-    assert any(key.startswith("mnemo:job:") for key in raw_store_holds(own_store.url, "quokkadb"))
+    # the job's text waits in a payload key of its own (the stream holds only its name); it is
+    # queued just after the reply, so wait for it
+    wait_until(
+        lambda: any(key.startswith("mnemo:job:") for key in raw_store_holds(own_store.url, "quokkadb")),
+        "the job queued",
+    )
 
     receipt = httpx.delete(f"{quiet.url}/mnemo/v1/memories/{memory['id']}").json()
     assert receipt["deleted"] == 1 and receipt["jobs_purged"] == 1
@@ -106,10 +110,14 @@ def test_deleted_memory_leaves_no_trace_and_a_queued_job_cannot_bring_it_back(
     assert "quokkadb" not in (injected_block(upstream.chat_requests()[-1]) or "")
     quiet.stop()
 
-    # a worker starting now finds nothing to learn it from again: the queue it reads is empty
+    # a worker starting now finds nothing to learn it from again: once it has done what is queued
+    # (the question above), the queue is empty and nothing holds the deleted words
     worker = serve(own_store, upstream, tmp_path / "c")
     client = redis.Redis.from_url(own_store.url)
-    assert client.xlen("mnemo:jobs") == 0 and not list(client.scan_iter(match="mnemo:job:*"))
+    wait_until(
+        lambda: client.xlen("mnemo:jobs") == 0 and not list(client.scan_iter(match="mnemo:job:*")),
+        "the queue done",
+    )
     assert httpx.get(f"{worker.url}/readyz").json()["ready"]
     assert worker.memories(project="zoo") == []
     assert raw_store_holds(own_store.url, "quokkadb") == []
