@@ -131,3 +131,25 @@ def files_holding(directory: Path, needles: list[str]) -> dict[str, list[str]]:
             if held:
                 found[str(path.relative_to(directory))] = held
     return found
+
+
+def export_line(project: str, text: str, at: datetime, **fields: Any) -> dict[str, Any]:
+    """A record as a line of an export file carries it (the fields a foreign file would give)."""
+    return {
+        "id": new_id(),
+        "kind": "semantic",
+        "text": text,
+        "scope": {"org": "local", "project": project, "user": None, "session": None},
+        "evidence": "stated",
+        "confidence": 0.9,
+        "source": {
+            "role": "user",
+            "request_id": "r1",
+            "message_index": 0,
+            "message_sha256": "",
+            "span": text,
+        },
+        "observed_at": at.isoformat(),
+        "schema_version": 1,
+        **fields,
+    }

@@ -13,35 +13,13 @@ import openai
 import pytest
 
 from core.model import new_id
-from harness.helpers import injected_block
+from harness.helpers import export_line, injected_block
 from harness.upstream import UpstreamStub
 from tests.conftest import NDJSON, RunningMnemo
 
 pytestmark = pytest.mark.integration
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
-
-
-def record(project: str, text: str, at: datetime, **fields: Any) -> dict[str, Any]:
-    """A record as an export line carries it (the fields a foreign file would give)."""
-    return {
-        "id": new_id(),
-        "kind": "semantic",
-        "text": text,
-        "scope": {"org": "local", "project": project, "user": None, "session": None},
-        "evidence": "stated",
-        "confidence": 0.9,
-        "source": {
-            "role": "user",
-            "request_id": "r1",
-            "message_index": 0,
-            "message_sha256": "",
-            "span": text,
-        },
-        "observed_at": at.isoformat(),
-        "schema_version": 1,
-        **fields,
-    }
 
 
 def import_records(mnemo: RunningMnemo, records: list[dict[str, Any]], **params: Any) -> dict[str, Any]:
@@ -64,7 +42,7 @@ def listing(mnemo: RunningMnemo, **params: Any) -> dict[str, Any]:
 def test_list_filters_and_cursor_pages(mnemo: RunningMnemo, unique: Callable[[str], str]) -> None:
     project = unique("listing")
     records = [
-        record(
+        export_line(
             project,
             f"Note number {i} about the {'billing' if i % 3 == 0 else 'search'} service.",
             T0 + timedelta(minutes=i),
@@ -87,7 +65,7 @@ def test_list_filters_and_cursor_pages(mnemo: RunningMnemo, unique: Callable[[st
             break
         # a record written between pages neither repeats nor shifts the pages still to come
         if pages == 1:
-            import_records(mnemo, [record(project, "Late arrival.", T0 + timedelta(days=1))])
+            import_records(mnemo, [export_line(project, "Late arrival.", T0 + timedelta(days=1))])
     assert pages == 3
     assert seen == [r["id"] for r in sorted(records, key=lambda r: r["observed_at"], reverse=True)]
 
@@ -110,8 +88,8 @@ def test_cursor_pages_through_records_that_share_one_time(
     mnemo: RunningMnemo, unique: Callable[[str], str]
 ) -> None:
     project = unique("ties")
-    records = [record(project, f"Tied fact {i}.", T0) for i in range(23)]
-    records += [record(project, f"Later fact {i}.", T0 + timedelta(microseconds=1)) for i in range(4)]
+    records = [export_line(project, f"Tied fact {i}.", T0) for i in range(23)]
+    records += [export_line(project, f"Later fact {i}.", T0 + timedelta(microseconds=1)) for i in range(4)]
     import_records(mnemo, records)
     seen: list[str] = []
     cursor = None
@@ -135,9 +113,9 @@ def test_search_ranks_like_recall_with_scores(mnemo: RunningMnemo, unique: Calla
     import_records(
         mnemo,
         [
-            record(project, "This repo uses pnpm as its package manager.", T0),
-            record(project, "The staging database is Postgres 16.", T0),
-            record(project, "Deploys go out on Tuesdays.", T0),
+            export_line(project, "This repo uses pnpm as its package manager.", T0),
+            export_line(project, "The staging database is Postgres 16.", T0),
+            export_line(project, "Deploys go out on Tuesdays.", T0),
         ],
     )
     response = httpx.get(
@@ -200,10 +178,10 @@ def test_delete_by_filter_and_by_scope_with_receipts(
 ) -> None:
     project, keep = unique("bulk"), unique("bulk-keep")
     records = [
-        record(project, f"Episode {i} of the rollout.", T0 + timedelta(minutes=i), kind="episodic")
+        export_line(project, f"Episode {i} of the rollout.", T0 + timedelta(minutes=i), kind="episodic")
         for i in range(7)
-    ] + [record(project, f"Fact {i} about the rollout.", T0, kind="semantic") for i in range(5)]
-    import_records(mnemo, [*records, record(keep, "Untouched fact about the rollout.", T0)])
+    ] + [export_line(project, f"Fact {i} about the rollout.", T0, kind="semantic") for i in range(5)]
+    import_records(mnemo, [*records, export_line(keep, "Untouched fact about the rollout.", T0)])
     url = f"{mnemo.url}/mnemo/v1/memories"
 
     refused = httpx.delete(url)
@@ -227,18 +205,20 @@ def test_import_checks_every_line_and_reports_reasons(
     mnemo: RunningMnemo, unique: Callable[[str], str]
 ) -> None:
     project = unique("import")
-    good = record(project, "The CI runs on GitHub Actions.", T0)
+    good = export_line(project, "The CI runs on GitHub Actions.", T0)
     lines = [
         json.dumps(good),
         "{not json",
-        json.dumps({**record(project, "x", T0), "text": ""}),
-        json.dumps(record(project, "A fact.", T0, kind="rumour")),
-        json.dumps(record(project, "The token is ghp_" + "A" * 36, T0)),
+        json.dumps({**export_line(project, "x", T0), "text": ""}),
+        json.dumps(export_line(project, "A fact.", T0, kind="rumour")),
+        json.dumps(export_line(project, "The token is ghp_" + "A" * 36, T0)),
         json.dumps(
-            record(project, "Old news.", T0, expires_at=(datetime.now(UTC) - timedelta(days=1)).isoformat())
+            export_line(
+                project, "Old news.", T0, expires_at=(datetime.now(UTC) - timedelta(days=1)).isoformat()
+            )
         ),
-        json.dumps({**record(project, "Has extras.", T0), "colour": "blue"}),
-        json.dumps(record(project, "From the future.", T0, schema_version=99)),
+        json.dumps({**export_line(project, "Has extras.", T0), "colour": "blue"}),
+        json.dumps(export_line(project, "From the future.", T0, schema_version=99)),
         "",
         json.dumps(good),  # the same record twice in one file
     ]
@@ -273,8 +253,8 @@ def test_import_checks_every_line_and_reports_reasons(
 def test_import_keeps_one_current_value_per_slot(mnemo: RunningMnemo, unique: Callable[[str], str]) -> None:
     project = unique("slots")
     slot = {"key": "package_manager", "subject": "repo"}
-    older = record(project, "This repo uses npm.", T0, value="npm", **slot)
-    newer = record(project, "This repo uses pnpm.", T0 + timedelta(days=3), value="pnpm", **slot)
+    older = export_line(project, "This repo uses npm.", T0, value="npm", **slot)
+    newer = export_line(project, "This repo uses pnpm.", T0 + timedelta(days=3), value="pnpm", **slot)
     import_records(mnemo, [newer])
     report = import_records(mnemo, [older])
     assert report["reconciled"] == 1
@@ -294,7 +274,7 @@ def test_metrics_count_calls_and_read_the_store(mnemo: RunningMnemo, unique: Cal
             if not name.startswith("#")
         }
 
-    import_records(mnemo, [record(unique("metrics"), "Metrics are scraped every 15 seconds.", T0)])
+    import_records(mnemo, [export_line(unique("metrics"), "Metrics are scraped every 15 seconds.", T0)])
     before = scrape()
     key = 'mnemo_requests_total{api="openai.chat",status="ok"}'
     httpx.post(

@@ -26,6 +26,7 @@ from openapi_spec_validator import validate as validate_openapi
 
 from core.model import Evidence, Kind, Memory, Source, Status, new_id
 from core.scope import Scope
+from harness.helpers import export_line
 from proxy.forget import DeletionReceipt
 from proxy.portability import ImportReport
 from proxy.routes import schemas
@@ -239,27 +240,6 @@ def test_the_schema_page_works_offline_and_shows_every_operation(
     assert json_href == JSON_URL and httpx.get(f"{mnemo.url}{json_href}").json() == document
 
 
-def _record(project: str, text: str, at: datetime, **fields: Any) -> dict[str, Any]:
-    return {
-        "id": new_id(),
-        "kind": "semantic",
-        "text": text,
-        "scope": {"org": "local", "project": project, "user": None, "session": None},
-        "evidence": "stated",
-        "confidence": 0.9,
-        "source": {
-            "role": "user",
-            "request_id": "r1",
-            "message_index": 0,
-            "message_sha256": "",
-            "span": text,
-        },
-        "observed_at": at.isoformat(),
-        "schema_version": 1,
-        **fields,
-    }
-
-
 @pytest.fixture
 def contract(document: dict[str, Any]) -> Iterator[Contract]:
     yield Contract(document)
@@ -272,10 +252,10 @@ def test_what_the_server_sends_validates_against_the_document(
     project = unique("openapi")
     slot = {"subject": "repo", "key": "package_manager"}
     records = [
-        _record(project, "This repo uses pnpm for packages.", T0, value="pnpm", **slot),
-        _record(project, "The staging database is Postgres 16.", T0 + timedelta(minutes=1)),
-        _record(project, "Deploys go out on Tuesdays.", T0 + timedelta(minutes=2), kind="episodic"),
-        _record(project, "Releases are tagged by the release bot.", T0 + timedelta(minutes=3)),
+        export_line(project, "This repo uses pnpm for packages.", T0, value="pnpm", **slot),
+        export_line(project, "The staging database is Postgres 16.", T0 + timedelta(minutes=1)),
+        export_line(project, "Deploys go out on Tuesdays.", T0 + timedelta(minutes=2), kind="episodic"),
+        export_line(project, "Releases are tagged by the release bot.", T0 + timedelta(minutes=3)),
     ]
     body = "".join(json.dumps(r) + "\n" for r in records) + "{not json\n"
 
@@ -395,7 +375,7 @@ def test_audit_entries_keep_every_field_the_store_holds(
     """The audit body is typed field by field; no field an action records may fall out of it."""
     project = unique("audit")
     url = f"{mnemo.url}/mnemo/v1"
-    line = _record(project, "The audit test fact.", T0)
+    line = export_line(project, "The audit test fact.", T0)
     httpx.post(f"{url}/import", content=json.dumps(line) + "\n", headers=NDJSON, timeout=60)
     httpx.patch(f"{url}/memories/{line['id']}", json={"pinned": True})
     httpx.post(f"{url}/scopes/project/{project}/pause", json={})
