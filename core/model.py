@@ -6,7 +6,7 @@ import enum
 import hashlib
 import json
 from dataclasses import asdict, dataclass, field, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from ulid import ULID
@@ -114,9 +114,16 @@ class Memory:
     embedding_model: str | None = None
     schema_version: int = SCHEMA_VERSION
     extra: dict[str, Any] = field(default_factory=dict)
+    digest: str = ""  # sha256 over DIGEST_FIELDS as written; "" on a record not written yet
 
     def with_changes(self, **changes: Any) -> Memory:
+        if "digest" not in changes and DIGEST_FIELDS.intersection(changes):
+            changes["digest"] = ""  # the content changed: the old digest no longer says it
         return replace(self, **changes)
+
+    def content_digest(self) -> str:
+        """The digest of what the record says and where it came from (``DIGEST_FIELDS``)."""
+        return content_digest(self)
 
     def to_json(self) -> dict[str, Any]:
         """The record as the API and export show it: every field, times in ISO 8601."""
@@ -131,7 +138,48 @@ class Memory:
                 out[name] = value.value
             else:
                 out[name] = value
+        out["digest"] = self.digest or content_digest(self)
         return out
+
+
+# What a memory is, as one digest: the fields that never change once the record is written. Left out:
+# what its life changes in place (status, valid_to, links relinked by a deletion, confidence and
+# counts raised when seen again, expiry, extra such as pinning) and what is derived (fingerprint).
+DIGEST_FIELDS = frozenset(
+    (
+        "id", "kind", "text", "scope", "subject", "key", "value", "qualifier", "evidence", "source",
+        "observed_at", "valid_from", "version", "policy", "extractor",
+    )
+)  # fmt: skip
+DIGEST_VERSION = 1
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def _micros(moment: datetime | None) -> int | None:
+    return None if moment is None else (moment - _EPOCH) // timedelta(microseconds=1)
+
+
+def canonical_json(value: Any) -> bytes:
+    """One byte string per value: keys sorted, no spaces, UTF-8 as is."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def content_digest(memory: Memory) -> str:
+    """sha256 (hex) of the canonical JSON of the record's ``DIGEST_FIELDS``: enums as their values,
+    scope and source as objects, times as integer microseconds since the epoch (UTC), plus ``v``."""
+    body: dict[str, Any] = {"v": DIGEST_VERSION}
+    for name in DIGEST_FIELDS:
+        value = getattr(memory, name)
+        if isinstance(value, datetime):
+            value = _micros(value)
+        elif isinstance(value, Scope | Source):
+            value = asdict(value)
+        elif isinstance(value, enum.Enum):
+            value = value.value
+        body[name] = value
+    return hashlib.sha256(canonical_json(body)).hexdigest()
 
 
 # Hash layout -----------------------------------------------------------------
@@ -178,6 +226,7 @@ def to_hash(memory: Memory, scope_tags: dict[str, str]) -> dict[str, str | float
         epoch = to_epoch(getattr(memory, name))
         if epoch is not None:
             row[name] = epoch
+    row["digest"] = content_digest(memory)  # always of what is written now
     return row
 
 
@@ -220,4 +269,5 @@ def from_hash(row: dict[str, Any]) -> Memory:
         embedding_model=_text(row, "embedding_model"),
         schema_version=int(_text(row, "schema_version") or SCHEMA_VERSION),
         extra=json.loads(_text(row, "extra") or "{}"),
+        digest=_text(row, "digest") or "",  # a record written before digests: computed when shown
     )

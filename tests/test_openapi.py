@@ -51,6 +51,7 @@ OPERATIONS = {
     ("get", "/mnemo/v1/export"): "exportMemories",
     ("post", "/mnemo/v1/import"): "importMemories",
     ("get", "/mnemo/v1/audit"): "listAudit",
+    ("get", "/mnemo/v1/audit/verify"): "verifyAudit",
     ("get", "/healthz"): "healthz",
     ("get", "/readyz"): "readyz",
     ("get", "/metrics"): "metrics",
@@ -360,6 +361,8 @@ def test_what_the_server_sends_validates_against_the_document(
     audit = contract.check("get", "/mnemo/v1/audit", httpx.get(f"{url}/audit", params={"limit": 100}))
     actions = {entry["action"] for entry in audit["data"]}
     assert {"import", "correct", "annotate", "export", "delete", "paused", "disabled", "resume"} <= actions
+    chain = contract.check("get", "/mnemo/v1/audit/verify", httpx.get(f"{url}/audit/verify", timeout=60))
+    assert chain["intact"] is True and chain["entries"] >= len(audit["data"])
 
     contract.check("get", "/healthz", httpx.get(f"{mnemo.url}/healthz"))
     ready = contract.check("get", "/readyz", httpx.get(f"{mnemo.url}/readyz", timeout=30))

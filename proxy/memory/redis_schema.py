@@ -140,4 +140,5 @@ ALL_HASH_FIELDS = [
     "embedding_model",
     "schema_version",
     "extra",
+    "digest",
 ]

@@ -3,12 +3,15 @@ signals counted per session, and the audit stream. None of it holds a record's t
 
 from __future__ import annotations
 
+from typing import Any
+
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from core.errors import StoreUnavailable
 from core.model import to_epoch, utcnow
 from core.scope import Scope, scope_tag
+from proxy.memory import audit_chain
 
 SIGNAL_PREFIX = "mnemo:signal:"
 CONTROL_PREFIX = "mnemo:control:"
@@ -28,6 +31,7 @@ class RedisScopeState:
     """Mixed into the Redis store; uses its client."""
 
     _client: aioredis.Redis
+    audit_maxlen: int = AUDIT_MAXLEN
 
     async def observe(self, slot: str, value: str, session: str, ttl_s: int) -> int:
         """Count a behaviour signal for a slot and value once per session; how many sessions so far."""
@@ -48,17 +52,15 @@ class RedisScopeState:
     async def set_control(self, org: str, level: str, value: str, state: str | None, actor: str) -> None:
         """Pause or disable memory for one scope (``state``), or resume it (None)."""
         key = self._control_key(org, level, value)
-        try:
-            async with self._client.pipeline(transaction=True) as pipe:
-                if state is None:
-                    pipe.delete(key)
-                else:
-                    pipe.set(key, state)
-                entry = audit_entry(state or "resume", org, actor, level=level, scope_tag=scope_tag(value))
-                pipe.xadd(AUDIT_STREAM, entry, maxlen=AUDIT_MAXLEN, approximate=True)  # type: ignore[arg-type]
-                await pipe.execute()
-        except (RedisError, OSError) as exc:
-            raise StoreUnavailable(f"write failed: {exc}") from exc
+        entry = audit_entry(state or "resume", org, actor, level=level, scope_tag=scope_tag(value))
+
+        def queue(pipe: Any) -> None:
+            if state is None:
+                pipe.delete(key)
+            else:
+                pipe.set(key, state)
+
+        await audit_chain.append(self._client, AUDIT_STREAM, entry, self.audit_maxlen, queue)
 
     async def controls(self, scope: Scope) -> set[str]:
         """The states set on any level of a request's scope ("paused", "disabled")."""

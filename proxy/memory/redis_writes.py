@@ -13,6 +13,7 @@ from redis.exceptions import RedisError
 from core.errors import StoreUnavailable
 from core.model import Memory, Status, slot_key, to_epoch, utcnow
 from core.scope import scope_key
+from proxy.memory import audit_chain
 from proxy.memory.embeddings import Vectors
 from proxy.memory.redis_reads import RedisReads
 from proxy.memory.redis_schema import hash_row
@@ -31,6 +32,8 @@ def _set_expiry(pipe: Any, key: str, expires_at: datetime | None) -> None:
 
 class RedisWrites(RedisReads):
     """The store's writes. Each is one transaction, so a record and its links change together."""
+
+    audit_maxlen = AUDIT_MAXLEN  # audit entries kept; the chain is anchored after the last trimmed
 
     async def put(self, memory: Memory, vector: Vectors) -> None:
         await self.put_many([(memory, vector)])
@@ -85,36 +88,39 @@ class RedisWrites(RedisReads):
 
     async def delete(self, memory: Memory, actor: str, reason: str) -> None:
         """Delete one record everywhere it lives in the store: the hash (text, fields and vector,
-        and so the index entry), and its links in the history chain, which skip over it."""
-        try:
-            async with self._client.pipeline(transaction=True) as pipe:
-                pipe.delete(self._key(memory.id))
-                if memory.key and memory.value:
-                    # the signals an inference was drawn from would only draw it again
-                    slot = slot_key(memory.scope, memory.key, memory.qualifier)
-                    pipe.delete(f"{SIGNAL_PREFIX}{slot}:{memory.value.lower()}")
-                if memory.supersedes:
-                    if memory.superseded_by:
-                        pipe.hset(self._key(memory.supersedes), "superseded_by", memory.superseded_by)
-                    else:
-                        pipe.hdel(self._key(memory.supersedes), "superseded_by")
-                if memory.superseded_by:
-                    if memory.supersedes:
-                        pipe.hset(self._key(memory.superseded_by), "supersedes", memory.supersedes)
-                    else:
-                        pipe.hdel(self._key(memory.superseded_by), "supersedes")
-                entry = audit_entry(
-                    "delete",
-                    memory.scope.org,
-                    actor,
-                    memory_id=memory.id,
-                    scope_key=scope_key(memory.scope),
-                    reason=reason,
-                )
-                pipe.xadd(AUDIT_STREAM, entry, maxlen=AUDIT_MAXLEN, approximate=True)  # type: ignore[arg-type]
-                await pipe.execute()
-        except (RedisError, OSError) as exc:
-            raise StoreUnavailable(f"delete failed: {exc}") from exc
+        and so the index entry), and its links in the history chain, which skip over it. The audit
+        entry is chained in the same transaction."""
+        entry = audit_entry(
+            "delete",
+            memory.scope.org,
+            actor,
+            memory_id=memory.id,
+            scope_key=scope_key(memory.scope),
+            reason=reason,
+        )
+
+        def queue(pipe: Any) -> None:
+            pipe.delete(self._key(memory.id))
+            if memory.key and memory.value:
+                # the signals an inference was drawn from would only draw it again
+                slot = slot_key(memory.scope, memory.key, memory.qualifier)
+                pipe.delete(f"{SIGNAL_PREFIX}{slot}:{memory.value.lower()}")
+            self._queue_relink(pipe, memory)
+
+        await audit_chain.append(self._client, AUDIT_STREAM, entry, self.audit_maxlen, queue)
+
+    def _queue_relink(self, pipe: Any, memory: Memory) -> None:
+        """The versions before and after a deleted one point at each other (or at nothing)."""
+        if memory.supersedes:
+            if memory.superseded_by:
+                pipe.hset(self._key(memory.supersedes), "superseded_by", memory.superseded_by)
+            else:
+                pipe.hdel(self._key(memory.supersedes), "superseded_by")
+        if memory.superseded_by:
+            if memory.supersedes:
+                pipe.hset(self._key(memory.superseded_by), "supersedes", memory.supersedes)
+            else:
+                pipe.hdel(self._key(memory.superseded_by), "supersedes")
 
     async def put_many(self, items: list[tuple[Memory, Vectors]]) -> None:
         try:
@@ -145,19 +151,19 @@ class RedisWrites(RedisReads):
     ) -> Memory:
         key = self._key(memory.id)
         entry = audit_entry("annotate", memory.scope.org, actor, memory_id=memory.id, fields=",".join(extra))
-        try:
-            async with self._client.pipeline(transaction=True) as pipe:
-                pipe.hset(key, "extra", json.dumps(extra, ensure_ascii=False))
-                _set_expiry(pipe, key, expires_at)
-                pipe.xadd(AUDIT_STREAM, entry, maxlen=AUDIT_MAXLEN, approximate=True)  # type: ignore[arg-type]
-                await pipe.execute()
-        except (RedisError, OSError) as exc:
-            raise StoreUnavailable(f"write failed: {exc}") from exc
+
+        def queue(pipe: Any) -> None:
+            pipe.hset(key, "extra", json.dumps(extra, ensure_ascii=False))
+            _set_expiry(pipe, key, expires_at)
+
+        await audit_chain.append(self._client, AUDIT_STREAM, entry, self.audit_maxlen, queue)
         return memory.with_changes(extra=extra, expires_at=expires_at)
 
     async def record_audit(self, org: str, actor: str, action: str, **fields: str) -> None:
-        entry = audit_entry(action, org, actor, **fields)
-        try:
-            await self._client.xadd(AUDIT_STREAM, entry, maxlen=AUDIT_MAXLEN, approximate=True)  # type: ignore[arg-type]
-        except (RedisError, OSError) as exc:
-            raise StoreUnavailable(f"write failed: {exc}") from exc
+        await audit_chain.append(
+            self._client, AUDIT_STREAM, audit_entry(action, org, actor, **fields), self.audit_maxlen
+        )
+
+    async def verify_audit(self) -> audit_chain.Verification:
+        """Walk the audit chain; the first entry that was altered or removed, if any."""
+        return await audit_chain.verify(self._client, AUDIT_STREAM)

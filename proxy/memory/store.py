@@ -8,6 +8,7 @@ from typing import Protocol
 
 from core.model import Evidence, Kind, Memory, Status
 from core.scope import SCOPE_LEVELS, Scope
+from proxy.memory.audit_chain import Verification
 from proxy.memory.embeddings import Vectors
 
 
@@ -174,4 +175,9 @@ class MemoryStore(Protocol):
     ) -> Memory:
         """Change a record's metadata in place (pinning); not a correction, so no new version."""
 
-    async def record_audit(self, org: str, actor: str, action: str, **fields: str) -> None: ...
+    async def record_audit(self, org: str, actor: str, action: str, **fields: str) -> None:
+        """Append an entry to the audit hash chain (``proxy/memory/audit_chain.py``)."""
+
+    async def verify_audit(self) -> Verification:
+        """Walk the audit chain: how many entries hold, or the first altered or removed one."""
+        ...

@@ -84,6 +84,7 @@ class ExportLine(Struct, forbid_unknown_fields=True, kw_only=True):
     embedding_model: Short | None = None
     schema_version: Annotated[int, Meta(ge=1, le=SCHEMA_VERSION)] = SCHEMA_VERSION
     extra: dict[str, Any] | None = None
+    digest: Annotated[str, Meta(pattern=r"^[0-9a-f]{64}$")] | None = None  # checked against the fields
     embedding: str | None = None  # base64 float32, made by embedding_model
 
 
@@ -162,7 +163,9 @@ def _memory(line: ExportLine, line_no: int, now: datetime, secrets: SecretScanne
         schema_version=SCHEMA_VERSION,
         extra=line.extra or {},
     )
-    return refingerprinted(memory)
+    if line.digest is not None and line.digest != memory.content_digest():
+        raise Rejected("digest: does not match the record's fields (the line was altered after export)")
+    return refingerprinted(memory.with_changes(digest=line.digest or ""))
 
 
 def _utc(moment: datetime | None) -> datetime | None:
@@ -214,6 +217,7 @@ _SAYS: dict[str, Says] = {
     "version": _must("must be a positive integer"),
     "schema_version": lambda name, raw: f"{name} {raw!r}: this server reads 1 to {SCHEMA_VERSION}",
     "extra": _must("must be an object"),
+    "digest": _must("must be 64 lowercase hex digits (a sha256)"),
     "scope": _must("must be an object with org, project, user, session"),
     **{f"scope.{level}": _scope_value for level in LineScope.__struct_fields__},
     **{name: _time for name in ("observed_at", "valid_from", "valid_to", "expires_at", "last_seen_at")},

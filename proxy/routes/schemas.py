@@ -97,6 +97,7 @@ class MemoryRecord(msgspec.Struct, forbid_unknown_fields=True):
     embedding_model: str | None
     schema_version: int
     extra: Annotated[dict[str, Any], _text("pinned, corrected_by, reason and other annotations")]
+    digest: Annotated[str, _text("sha256 of the record's canonical fields (README: Verifiable memory)")]
 
 
 class MemoryWithHistory(MemoryRecord, forbid_unknown_fields=True):
@@ -246,6 +247,9 @@ class AuditEntry(msgspec.Struct):
     rejected: str | UnsetType = UNSET
     level: Annotated[str | UnsetType, _text("scope controls: the level")] = UNSET
     scope_tag: Annotated[str | UnsetType, _text("scope controls: a hash of the value")] = UNSET
+    seq: Annotated[str | UnsetType, _text("place in the audit hash chain, from 1")] = UNSET
+    prev: Annotated[str | UnsetType, _text("digest of the entry before it in the chain")] = UNSET
+    digest: Annotated[str | UnsetType, _text("sha256 of its canonical fields, prev included")] = UNSET
 
 
 class AuditPage(msgspec.Struct):
@@ -255,6 +259,28 @@ class AuditPage(msgspec.Struct):
 
 def audit_page(rows: list[dict[str, str]]) -> AuditPage:
     return AuditPage(object="list", data=msgspec.convert(rows, list[AuditEntry]))
+
+
+class BrokenLink(msgspec.Struct):
+    entry: Annotated[str, _text("the stream id of the first entry that breaks the chain, or (end)")]
+    seq: str
+    problem: Annotated[str, _text("altered, removed (a gap), or a chain cut short at its end")]
+
+
+class AuditVerification(msgspec.Struct, forbid_unknown_fields=True):
+    """The audit hash chain walked from its start: intact, or the first broken link."""
+
+    object: Literal["audit_verification"]
+    intact: bool
+    entries: Annotated[int, _text("chained entries that hold")]
+    unchained: Annotated[int, _text("entries written before the chain began (not checked)")]
+    first_seq: int | None
+    last_seq: int | None
+    broken: BrokenLink | None
+
+
+def audit_verification(found: dict[str, Any]) -> AuditVerification:
+    return msgspec.convert(found, AuditVerification)
 
 
 class ScopeControl(msgspec.Struct):

@@ -17,7 +17,14 @@ from proxy.lifespan import Services
 from proxy.routes import schemas
 from proxy.routes.access import Connection, principal_of
 from proxy.routes.admin import RECEIPT_IDS_LISTED, MemoryFilters, erase_matching, listing
-from proxy.routes.schemas import AuditPage, ScopeControl, ScopeDeletion, errors, is_scope_level
+from proxy.routes.schemas import (
+    AuditPage,
+    AuditVerification,
+    ScopeControl,
+    ScopeDeletion,
+    errors,
+    is_scope_level,
+)
 
 CONTROL_STATES: dict[str, schemas.ControlState] = {
     "pause": "paused",
@@ -84,6 +91,22 @@ async def audit(
     return schemas.audit_page(await services.store.audit(query.org or principal.org, limit))
 
 
+@get(
+    "/audit/verify",
+    tags=["audit"],
+    summary="Walk the audit hash chain: intact with its count, or the first entry altered or removed",
+    operation_id="verifyAudit",
+    responses=errors(),
+)
+async def verify_audit(
+    services: NamedDependency[Services], principal: NamedDependency[Principal]
+) -> AuditVerification:
+    if not (principal.admin or services.policy.mode != "keys"):
+        raise Forbidden("the audit chain spans every org: verifying it takes an admin key")
+    found = await services.store.verify_audit()
+    return schemas.audit_verification(found.to_json())
+
+
 @post(
     "/scopes/{level:str}/{value:str}/{action:str}",
     tags=["scopes"],
@@ -111,4 +134,4 @@ async def control_scope(
     return ScopeControl(object="scope_control", level=level, value=target, state=state)
 
 
-ROUTES = [delete_scope, control_scope, audit]
+ROUTES = [delete_scope, control_scope, audit, verify_audit]
