@@ -18,7 +18,7 @@ from types import FrameType
 from typing import TYPE_CHECKING
 
 from core.errors import ConfigError, MnemoError
-from proxy import memories_cli
+from proxy import audit_cli, memories_cli
 from proxy.memories_cli import DEFAULT_URL
 from proxy.observability import configure_logging
 from proxy.settings import ENV_VARS, Settings
@@ -117,6 +117,7 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("file")
 
     memories_cli.add_parser(commands)
+    audit_cli.add_parser(commands)
 
     doctor = commands.add_parser("doctor", help="ask a running server how it is, and check its policy file")
     doctor.add_argument(
@@ -153,6 +154,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _doctor(args)
         if args.command == "memories":
             return memories_cli.run(args)
+        if args.command == "audit":
+            return audit_cli.run(args)
         return _worker(args)
     except MnemoError as exc:
         print(f"mnemo: {exc}", file=sys.stderr)

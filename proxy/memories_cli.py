@@ -18,7 +18,7 @@ from typing import Any
 
 import httpx
 
-from proxy import memories_transfer
+from proxy import memories_transfer, signed_transfer
 from proxy.memories_client import CliError, ExitCode, check, filter_params, print_json
 from proxy.routes import MANAGEMENT_PREFIX
 
@@ -127,6 +127,7 @@ def _add_transfer(sub: Any) -> None:
     _filters(export)
     export.add_argument("-o", "--output", default="-", help="file to write (default stdout)")
     export.add_argument("--vectors", action="store_true", help="include vectors (import skips re-embedding)")
+    signed_transfer.add_export_flags(export)
     _progress(export)
 
     load = sub.add_parser("import", help="import JSON Lines; duplicates merge, bad lines are reported")
@@ -134,6 +135,7 @@ def _add_transfer(sub: Any) -> None:
     load.add_argument("file", help="a JSON Lines file, or - for stdin")
     load.add_argument("--dry-run", action="store_true", help="check and count, write nothing")
     _progress(load)
+    signed_transfer.add_import_flags(load)
 
 
 # Running -------------------------------------------------------------------------------------------

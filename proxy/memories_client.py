@@ -19,6 +19,7 @@ class ExitCode(enum.IntEnum):
     UNAUTHORIZED = 4  # 401 or 403: no key, an unknown key, or not this key's to do
     NOT_FOUND = 5  # no such memory (or not visible to this key)
     PARTIAL = 6  # an import finished but rejected some lines
+    REFUSED = 7  # a file did not verify against --trusted-key (nothing was sent)
 
 
 class CliError(Exception):

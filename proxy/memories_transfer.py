@@ -12,6 +12,7 @@ from typing import IO
 import httpx
 
 from proxy.memories_client import ExitCode, check, filter_params, print_json
+from proxy.signed_transfer import export_params, local_signer, verify_file
 
 CHUNK_BYTES = 64 * 1024
 
@@ -53,7 +54,8 @@ def _wants_progress(args: argparse.Namespace) -> bool:
 
 
 def export(client: httpx.Client, args: argparse.Namespace) -> ExitCode:
-    params = {**filter_params(args), **({"vectors": "true"} if args.vectors else {})}
+    params = {**filter_params(args), **({"vectors": "true"} if args.vectors else {}), **export_params(args)}
+    signer = local_signer(args)  # --signing-key: signed here; --sign alone: by the server
     target: IO[bytes] = sys.stdout.buffer if args.output == "-" else open(args.output, "wb")  # noqa: SIM115
     lines = 0
     try:
@@ -65,20 +67,30 @@ def export(client: httpx.Client, args: argparse.Namespace) -> ExitCode:
             bar = Progress("export", total, "records", _wants_progress(args))
             for chunk in response.iter_bytes(CHUNK_BYTES):
                 target.write(chunk)
+                if signer is not None:
+                    signer.feed(chunk)
                 count = chunk.count(b"\n")
                 lines += count
                 bar.advance(count)
             bar.finish()
+            if signer is not None:
+                target.write(signer.trailer())
+            signed_by = signer.public_key if signer else response.headers.get("x-mnemo-export-signed-by")
+            if signed_by:
+                lines = total or 0  # the trailer's lines are no records
     finally:
         if target is not sys.stdout.buffer:
             target.close()
     if args.output != "-":
-        summary = {"exported": lines, "file": args.output}
+        summary = {"exported": lines, "file": args.output, **({"signed_by": signed_by} if signed_by else {})}
         print_json(summary) if args.json else print(f"exported {lines} memories to {args.output}")
+        if signed_by and not args.json:
+            print(f"signed by {signed_by}")
     return ExitCode.OK
 
 
 def import_file(client: httpx.Client, args: argparse.Namespace) -> ExitCode:
+    verify_file(args)  # --trusted-key: the whole file checked before a line is sent
     source: IO[bytes] = sys.stdin.buffer if args.file == "-" else open(args.file, "rb")  # noqa: SIM115
     size = None if args.file == "-" else Path(args.file).stat().st_size
     bar = Progress("import", size, "bytes", _wants_progress(args))

@@ -24,6 +24,7 @@ from proxy.portability.lines import (
     refingerprinted,
     stored_vector,
 )
+from proxy.signing import is_trailer
 
 IMPORT_BATCH = 256
 EMBED_BATCH = 32  # the model's working memory grows with the batch; 32 is as fast as 256 here
@@ -101,6 +102,8 @@ class Importer:
             return
         try:
             raw = decode_line(line)
+            if is_trailer(raw):
+                return  # a signed export's digests and manifest: checked by the CLI, not records
             memory = parse_record(raw, self._line_no, self._now(), self._secrets)
         except Rejected as exc:
             self.report.reject(self._line_no, str(exc))

@@ -22,6 +22,7 @@ from proxy.portability import Importer, export_lines, import_lines
 from proxy.routes import schemas
 from proxy.routes.admin import MemoryFilters, listing
 from proxy.routes.schemas import ExportLine, ImportResult, errors
+from proxy.signing import Signer, data_dir_key
 
 EXPORT_MEDIA_TYPE = "application/x-ndjson"
 
@@ -39,6 +40,11 @@ EXPORT_MEDIA_TYPE = "application/x-ndjson"
         ResponseHeader(
             name="x-mnemo-embedding-model",
             description="The model that made the vectors (vectors=true)",
+            documentation_only=True,
+        ),
+        ResponseHeader(
+            name="x-mnemo-export-signed-by",
+            description="sign=true: the public key that signed the manifest (ed25519:<base64>)",
             documentation_only=True,
         ),
     ],
@@ -59,14 +65,22 @@ async def export(
     vectors: Annotated[
         bool, QueryParameter(description="Include each record's vector (base64 float32) to skip re-embedding")
     ] = False,
+    sign: Annotated[
+        bool, QueryParameter(description="End with line digests and a manifest signed by the server's key")
+    ] = False,
 ) -> Stream:
     query = listing(principal, filters, changing=False)
     total = await services.store.count(query)
     await services.store.record_audit(principal.org, principal.name, "export", count=str(total))
+    signer = Signer(data_dir_key(services.settings.data_dir)) if sign else None
 
     async def lines() -> AsyncIterator[bytes]:
         async for chunk in export_lines(services.store, query, vectors, services.embeddings.model_id):
+            if signer is not None:
+                signer.feed(chunk)
             yield chunk
+        if signer is not None:
+            yield signer.trailer()
 
     return Stream(
         lines(),
@@ -75,6 +89,7 @@ async def export(
             "x-mnemo-export-count": str(total),
             "x-mnemo-embedding-model": services.embeddings.model_id,
             "content-disposition": 'attachment; filename="mnemo-export.jsonl"',
+            **({"x-mnemo-export-signed-by": signer.public_key} if signer is not None else {}),
         },
     )
 
