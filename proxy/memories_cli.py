@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 
 from proxy import memories_transfer, signed_transfer
+from proxy.importers import cli as importers_cli
 from proxy.memories_client import CliError, ExitCode, check, filter_params, print_json
 from proxy.routes import MANAGEMENT_PREFIX
 
@@ -121,7 +122,7 @@ def _add_changing(sub: Any) -> None:
 
 
 def _add_transfer(sub: Any) -> None:
-    """export, import."""
+    """export, import (from Mnemo's JSON Lines or another tool's files), render."""
     export = sub.add_parser("export", help="export as JSON Lines (every field, schema-versioned)")
     _common(export)
     _filters(export)
@@ -132,10 +133,11 @@ def _add_transfer(sub: Any) -> None:
 
     load = sub.add_parser("import", help="import JSON Lines; duplicates merge, bad lines are reported")
     _common(load)
-    load.add_argument("file", help="a JSON Lines file, or - for stdin")
-    load.add_argument("--dry-run", action="store_true", help="check and count, write nothing")
+    load.add_argument("file", help="a file (or, by --from, a folder), or - for stdin")
+    load.add_argument("--dry-run", action="store_true", help="check and count, write nothing; show what")
     _progress(load)
     signed_transfer.add_import_flags(load)
+    importers_cli.add_arguments(load, sub, _common)
 
 
 # Running -------------------------------------------------------------------------------------------
@@ -156,6 +158,7 @@ def run(args: argparse.Namespace) -> int:
                 "delete": _delete,
                 "export": memories_transfer.export,
                 "import": memories_transfer.import_file,
+                "render": importers_cli.render,
             }[args.memories_command]
             return int(handler(client, args))
     except CliError as exc:

@@ -11,6 +11,7 @@ from typing import IO
 
 import httpx
 
+from proxy.importers import cli as importers_cli
 from proxy.memories_client import ExitCode, check, filter_params, print_json
 from proxy.signed_transfer import export_params, local_signer, verify_file
 
@@ -90,6 +91,8 @@ def export(client: httpx.Client, args: argparse.Namespace) -> ExitCode:
 
 
 def import_file(client: httpx.Client, args: argparse.Namespace) -> ExitCode:
+    if args.from_format != "jsonl":  # another tool's files: proxy.importers reads them
+        return importers_cli.import_formats(client, args)
     verify_file(args)  # --trusted-key: the whole file checked before a line is sent
     source: IO[bytes] = sys.stdin.buffer if args.file == "-" else open(args.file, "rb")  # noqa: SIM115
     size = None if args.file == "-" else Path(args.file).stat().st_size

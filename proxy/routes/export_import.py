@@ -17,6 +17,10 @@ from litestar.response import Stream
 
 from core.scope import Principal
 from policies.secrets import secret_matcher
+from proxy.importers import FORMATS
+from proxy.importers.instructions import FileRequest
+from proxy.importers.report import FileImportResult
+from proxy.importers.route import UPLOAD_NAME, import_from
 from proxy.lifespan import Services
 from proxy.portability import Importer, export_lines, import_lines
 from proxy.routes import schemas
@@ -25,6 +29,10 @@ from proxy.routes.schemas import ExportLine, ImportResult, errors
 from proxy.signing import Signer, data_dir_key
 
 EXPORT_MEDIA_TYPE = "application/x-ndjson"
+FROM_HELP = (
+    "jsonl (default): Mnemo's export; claude-md, agents-md, cursor-rules, copilot-instructions: an "
+    "instructions file, read into facts and rules; mem0: a mem0 export; jsonl-min: lines of text"
+)
 
 
 @get(
@@ -101,7 +109,8 @@ class _ImportOperation(Operation):
     def __post_init__(self) -> None:
         self.request_body = RequestBody(
             required=True,
-            description="JSON Lines, one record per line (an export, or records of the same shape)",
+            description="JSON Lines, one record per line (an export, or records of the same shape); "
+            "with from=FORMAT, a file in that format",
             content={
                 EXPORT_MEDIA_TYPE: OpenAPIMediaType(
                     schema=Schema(type=OpenAPIType.STRING, description="one JSON record per line")
@@ -125,7 +134,14 @@ async def import_memories(
     services: NamedDependency[Services],
     principal: NamedDependency[Principal],
     dry_run: Annotated[bool, QueryParameter(description="Check and count, write nothing")] = False,
-) -> ImportResult:
+    from_format: Annotated[str, QueryParameter(name="from", description=FROM_HELP, enum=FORMATS)] = "jsonl",
+    project: Annotated[
+        str | None, QueryParameter(description="The project the file's records are for")
+    ] = None,
+    file: Annotated[
+        str | None, QueryParameter(description="The file, as the records' source names it")
+    ] = None,
+) -> ImportResult | FileImportResult:
     importer = Importer(
         services.store,
         services.embeddings,
@@ -135,6 +151,9 @@ async def import_memories(
         # one org (local mode) or an operator: ids are kept; a key among orgs: ids go into its org
         keep_ids=principal.admin or services.policy.mode != "keys",
     )
+    if from_format != "jsonl":
+        asked = FileRequest(from_format, file or UPLOAD_NAME, project, dry_run)
+        return await import_from(from_format, request.stream(), asked, services, principal, importer)
     report = await import_lines(request.stream(), importer)
     if not dry_run:
         await services.store.record_audit(
