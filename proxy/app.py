@@ -22,6 +22,7 @@ from proxy.routes.access import provide_principal
 from proxy.routes.common import provide_services
 from proxy.routes.schema_page import openapi_config
 from proxy.settings import Settings
+from proxy.ui import router as inspector_router
 from proxy.wire.errors import ApiShape, error_bytes
 
 log = logging.getLogger("mnemo")
@@ -74,7 +75,7 @@ def create_app(
     """The app. ``models`` may come preloaded (the CLI loads them while the store starts);
     ``embedded`` keeps the store `mnemo serve` started, when it did."""
     return Litestar(
-        route_handlers=[llm.router(), management.router(), health.router()],
+        route_handlers=[llm.router(), management.router(), health.router(), inspector_router()],
         dependencies={
             "services": Provide(provide_services, sync_to_thread=False),
             "principal": Provide(provide_principal, sync_to_thread=False),

@@ -30,6 +30,8 @@ WRITE_TYPES = frozenset(
 # DELETE is not here: no page can send one across sites without a preflight, which Mnemo never grants
 _WRITES = frozenset({"POST", "PUT", "PATCH"})
 MANAGEMENT_PREFIX = "/mnemo/"
+# the inspector page (proxy/ui) posts HTML forms; each carries a CSRF token checked there instead
+FORMS_PREFIX = "/mnemo/ui/"
 
 
 def host_name(value: str) -> str:
@@ -93,7 +95,7 @@ class HostGuard:
             same = parts.scheme in ("http", "https") and parts.netloc.lower() == host.strip().lower()
             if not same:
                 return 403, "cross-origin requests are refused: Mnemo is not a web service for other sites"
-        if method in _WRITES and path.startswith(MANAGEMENT_PREFIX):
+        if method in _WRITES and path.startswith(MANAGEMENT_PREFIX) and not path.startswith(FORMS_PREFIX):
             kind = headers.get("content-type", "").split(";", 1)[0].strip().lower()
             if kind not in WRITE_TYPES:
                 return 415, "management writes take Content-Type: application/json (or NDJSON for imports)"
