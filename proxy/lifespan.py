@@ -60,6 +60,7 @@ class Services:
     disk: DiskErasure | None = None  # rewrites the store's files after deletions
     erasures: ErasureBus | None = None  # tells the other processes what was deleted
     embedded: StoreSupervisor | None = None  # the embedded store's keeper, when Mnemo runs one
+    extractor: Extractor | None = None  # the in-process worker's spaCy, reused by MCP remember
     tracing: Tracing = field(default_factory=Tracing)  # OpenTelemetry, when OTEL_* asks for it
     metrics: Metrics = field(default_factory=Metrics)
     store_ready: bool = False
@@ -188,6 +189,7 @@ async def services_lifespan(app: Litestar) -> AsyncIterator[None]:
             disk=disk,
             erasures=erasures,
             embedded=app.state.get("embedded"),
+            extractor=models.extractor,
             tracing=tracing,
         )
         await services.ensure_store()  # a store that is down now is retried later; a model mismatch is fatal
