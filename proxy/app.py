@@ -15,6 +15,7 @@ from litestar.middleware import DefineMiddleware
 from core.errors import BadRequest, StoreError
 from proxy.guard import HostGuard
 from proxy.lifespan import Models, services_lifespan
+from proxy.mcp.http import mcp_endpoint, mcp_lifespan
 from proxy.memory.supervisor import StoreSupervisor
 from proxy.relay import UpstreamError
 from proxy.routes import health, llm, management
@@ -75,13 +76,13 @@ def create_app(
     """The app. ``models`` may come preloaded (the CLI loads them while the store starts);
     ``embedded`` keeps the store `mnemo serve` started, when it did."""
     return Litestar(
-        route_handlers=[llm.router(), management.router(), health.router(), inspector_router()],
+        route_handlers=[llm.router(), management.router(), health.router(), inspector_router(), mcp_endpoint],
         dependencies={
             "services": Provide(provide_services, sync_to_thread=False),
             "principal": Provide(provide_principal, sync_to_thread=False),
         },
         state=State({"settings": settings, "models": models, "embedded": embedded}),
-        lifespan=[services_lifespan],
+        lifespan=[services_lifespan, mcp_lifespan],
         exception_handlers={
             BadRequest: _bad_request,
             UpstreamError: _upstream_error,

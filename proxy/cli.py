@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from core.errors import ConfigError, MnemoError
 from proxy import audit_cli, memories_cli
+from proxy.mcp import command as mcp_command
 from proxy.memories_cli import DEFAULT_URL
 from proxy.observability import configure_logging
 from proxy.settings import ENV_VARS, Settings
@@ -118,6 +119,7 @@ def _parser() -> argparse.ArgumentParser:
 
     memories_cli.add_parser(commands)
     audit_cli.add_parser(commands)
+    mcp_command.add_parser(commands)
 
     doctor = commands.add_parser("doctor", help="ask a running server how it is, and check its policy file")
     doctor.add_argument(
@@ -156,6 +158,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return memories_cli.run(args)
         if args.command == "audit":
             return audit_cli.run(args)
+        if args.command == "mcp":
+            return mcp_command.run(args)
         return _worker(args)
     except MnemoError as exc:
         print(f"mnemo: {exc}", file=sys.stderr)
