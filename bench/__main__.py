@@ -15,6 +15,7 @@ BENCHMARKS = (
     "portability",
     "poisoning",
     "secrets",
+    "inspector",
 )
 
 
