@@ -219,12 +219,14 @@ def test_concurrent_writers_chain_in_turn_and_trimming_keeps_an_anchor(tmp_path:
     from tests.conftest import store_for_test
 
     async def run(url: str) -> tuple[Any, Any, Any]:
+        # two clients, as two processes would be: they race through WATCH, not the in-process lock
         store = RedisMemoryStore(url, "none", 4, index_name="verifiable", prefix="mnemo:verifiable")
-        store.audit_maxlen = 20
+        other = RedisMemoryStore(url, "none", 4, index_name="verifiable", prefix="mnemo:verifiable")
+        store.audit_maxlen = other.audit_maxlen = 20
         try:
-            await asyncio.gather(
-                *(store.record_audit("o", f"a{i}", "export", count=str(i)) for i in range(60))
-            )
+            writers = [store if i % 2 else other for i in range(60)]
+            await asyncio.gather(*(w.record_audit("o", f"a{i}", "export") for i, w in enumerate(writers)))
+            await other.close()
             first = await store.verify_audit()
             client = store.client
             entries: Any = await client.xrange(AUDIT_STREAM)

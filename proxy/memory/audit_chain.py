@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import random
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -67,7 +68,22 @@ async def append(
     client: aioredis.Redis, stream: str, entry: dict[str, str], maxlen: int, queue: Queue | None = None
 ) -> dict[str, str]:
     """Append ``entry`` to the chain in one transaction with the change ``queue`` queues; trims the
-    oldest entries past ``maxlen`` (with some slack) and moves the anchor to the last one trimmed."""
+    oldest entries past ``maxlen`` (with some slack) and moves the anchor to the last one trimmed.
+
+    One append at a time per client: WATCH holds a connection for several round trips, and writers
+    of one process racing each other would only retry (200 at once emptied the pool of 64). Other
+    processes are kept apart by WATCH."""
+    lock = _LOCKS.setdefault(client, asyncio.Lock())
+    async with lock:
+        return await _append(client, stream, entry, maxlen, queue)
+
+
+_LOCKS: weakref.WeakKeyDictionary[aioredis.Redis, asyncio.Lock] = weakref.WeakKeyDictionary()
+
+
+async def _append(
+    client: aioredis.Redis, stream: str, entry: dict[str, str], maxlen: int, queue: Queue | None
+) -> dict[str, str]:
     for _ in range(MAX_ATTEMPTS):
         try:
             async with client.pipeline(transaction=True) as pipe:
