@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.scope import Scope
-from harness.helpers import injected_block, memory_record
+from harness.helpers import injected_block, jobs_added, memory_record, wait_drained
 from harness.upstream import UpstreamStub
 from proxy.memory.embeddings import MiniLMOnnxEmbedder
 from proxy.memory.redis_store import RedisMemoryStore
@@ -214,7 +214,7 @@ def test_listing_shows_only_the_callers_org(keyed: tuple[RunningMnemo, str]) -> 
 def test_a_limited_principal_keeps_to_its_projects_and_levels(
     keyed: tuple[RunningMnemo, str], fresh_upstream: UpstreamStub
 ) -> None:
-    mnemo, _ = keyed
+    mnemo, store_url = keyed
     forbidden = chat(mnemo, LIMITED_KEY, "hi", path="/p/beta-api/v1")
     assert forbidden.status_code == 403 and forbidden.json()["error"]["param"] == "project"
     # beta-dev stores a user preference; beta-ci (reads org and project only) must not see it
@@ -231,8 +231,9 @@ def test_a_limited_principal_keeps_to_its_projects_and_levels(
     chat(mnemo, LIMITED_KEY, "How should answers look?", path="/p/beta-web/v1")
     assert "concise bullet points" not in (injected_block(fresh_upstream.chat_requests()[-1]) or "")
     # and it may not write a user-level fact
+    added = jobs_added(store_url)
     chat(mnemo, LIMITED_KEY, "My name is Robo.", path="/p/beta-web/v1")
-    time.sleep(1.5)
+    wait_drained(store_url, added + 1)  # its job was learned from: whatever it could write is written
     names = httpx.get(f"{mnemo.url}/mnemo/v1/memories", headers={"x-mnemo-key": BETA_KEY}).json()["data"]
     assert not any(m["key"] == "name" for m in names)
 

@@ -3,7 +3,6 @@ that never holds the text."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping
 
 import httpx
@@ -11,7 +10,8 @@ import openai
 import pytest
 import redis
 
-from harness.helpers import injected_block
+from harness.helpers import chat, injected_block, jobs_added, wait_drained
+from harness.processes import Store
 from harness.upstream import UpstreamStub
 from proxy.memory.embedded import EmbeddedStore
 from tests.conftest import RunningMnemo
@@ -58,7 +58,7 @@ def test_delete_removes_a_memory_everywhere_and_audits_without_text(
 
 
 def test_pause_stops_learning_disable_stops_both_resume_restores(
-    mnemo: RunningMnemo, fresh_upstream: UpstreamStub, unique: Callable[[str], str]
+    mnemo: RunningMnemo, store: Store, fresh_upstream: UpstreamStub, unique: Callable[[str], str]
 ) -> None:
     project = unique("controls")
     api = openai.OpenAI(
@@ -75,11 +75,15 @@ def test_pause_stops_learning_disable_stops_both_resume_restores(
     mnemo.wait_for_memories(1, project=project)
     control = f"{mnemo.url}/mnemo/v1/scopes/project/{project}"
     assert httpx.post(f"{control}/pause", json={}).json()["state"] == "paused"
+    added = jobs_added(store.url)
     headers = ask("We use Sentry for error tracking.")
     assert headers["x-mnemo-recalled"] == "1" and "pnpm" in (
         injected_block(fresh_upstream.chat_requests()[-1]) or ""
     )
-    time.sleep(1.0)
+    # a learnable turn elsewhere, after it: once the queue has taken it and is done, anything the
+    # paused turn had queued would be learned too
+    assert chat(mnemo.url, "This repo uses Gradle.", unique("sentinel")).status_code == 200
+    wait_drained(store.url, added + 1)
     assert len(mnemo.memories(project=project)) == 1  # paused: nothing learned
 
     assert httpx.post(f"{control}/disable", json={}).json()["state"] == "disabled"

@@ -3,7 +3,6 @@ supersession with history, exceptions, inferred facts, forgetting, lessons, epis
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -12,7 +11,8 @@ import httpx
 import openai
 import pytest
 
-from harness.helpers import injected_block, openai_client, wait_until
+from harness.helpers import injected_block, jobs_added, openai_client, wait_drained, wait_until
+from harness.processes import Store
 from harness.upstream import UpstreamStub
 from tests.conftest import RunningMnemo
 
@@ -100,7 +100,7 @@ def test_a_qualified_exception_lives_beside_the_general_rule(
 
 
 def test_an_assistant_fact_is_inferred_and_a_user_statement_overrides_it(
-    mnemo: RunningMnemo, fresh_upstream: UpstreamStub, unique: Callable[[str], str]
+    mnemo: RunningMnemo, store: Store, fresh_upstream: UpstreamStub, unique: Callable[[str], str]
 ) -> None:
     project = unique("inferred")
     api = openai_client(mnemo, project)
@@ -127,8 +127,9 @@ def test_an_assistant_fact_is_inferred_and_a_user_statement_overrides_it(
 
     # and an inference never supersedes what the user stated
     fresh_upstream.reply = "I've upgraded the project to Python 3.13."
+    added = jobs_added(store.url)
     say(api, ("user", "Anything else to upgrade?"))
-    time.sleep(1.5)
+    wait_drained(store.url, added + 1)
     assert [r["value"] for r in current(mnemo, project, "python_version")] == ["3.11"]
 
 
@@ -147,7 +148,7 @@ def test_a_repeated_inference_gains_confidence(
 
 
 def test_forget_removes_records_from_recall_and_listing_at_once(
-    mnemo: RunningMnemo, fresh_upstream: UpstreamStub, unique: Callable[[str], str]
+    mnemo: RunningMnemo, store: Store, fresh_upstream: UpstreamStub, unique: Callable[[str], str]
 ) -> None:
     project = unique("forget")
     api = openai_client(mnemo, project)
@@ -159,11 +160,13 @@ def test_forget_removes_records_from_recall_and_listing_at_once(
     # this very request no longer carries it
     assert "yarn" not in (injected_block(fresh_upstream.chat_requests()[-1]) or "")
     assert [r["value"] for r in mnemo.memories(project=project)] == ["Sentry"]
-    time.sleep(1)  # the forget sentence itself is never learned back
-    assert [r["value"] for r in mnemo.memories(project=project)] == ["Sentry"]
     fresh_upstream.requests.clear()
+    added = jobs_added(store.url)
     say(api, ("user", "How do I install dependencies?"))
     assert "yarn" not in (injected_block(fresh_upstream.chat_requests()[-1]) or "")
+    # the forget sentence itself is never learned back: once the job queued after it is done too
+    wait_drained(store.url, added + 1)
+    assert [r["value"] for r in mnemo.memories(project=project)] == ["Sentry"]
 
 
 def test_a_correction_after_a_wrong_step_teaches_a_lesson(
@@ -212,7 +215,7 @@ def test_near_duplicates_merge(
 
 
 def test_commands_in_three_sessions_of_a_project_become_an_inference_there_only(
-    mnemo: RunningMnemo, fresh_upstream: UpstreamStub, unique: Callable[[str], str]
+    mnemo: RunningMnemo, store: Store, fresh_upstream: UpstreamStub, unique: Callable[[str], str]
 ) -> None:
     project, elsewhere = unique("habit"), unique("habit-other")
     commands = [
@@ -220,12 +223,13 @@ def test_commands_in_three_sessions_of_a_project_become_an_inference_there_only(
         "I ran pnpm add zod and it hangs.",
         "After pnpm test the snapshot is stale.",
     ]
+    added = jobs_added(store.url)
     for session, text in enumerate(commands[:2], start=1):
         say(openai_client(mnemo, project, **{"X-Mnemo-Session": f"s{session}"}), ("user", text))
     say(
         openai_client(mnemo, project, **{"X-Mnemo-Session": "s2"}), ("user", commands[2])
     )  # same session again
-    time.sleep(1.5)
+    wait_drained(store.url, added + 3)
     assert current(mnemo, project) == []
     say(openai_client(mnemo, project, **{"X-Mnemo-Session": "s3"}), ("user", commands[2]))
     (inferred,) = wait_until(lambda: current(mnemo, project, "package_manager"))
@@ -239,6 +243,7 @@ def test_commands_in_three_sessions_of_a_project_become_an_inference_there_only(
     # a stated fact is not overridden by the habit
     say(openai_client(mnemo, project, **{"X-Mnemo-Session": "s4"}), ("user", "This repo uses yarn."))
     wait_until(lambda: [r for r in current(mnemo, project, "package_manager") if r["value"] == "yarn"])
+    added = jobs_added(store.url)
     say(openai_client(mnemo, project, **{"X-Mnemo-Session": "s5"}), ("user", "pnpm install again?"))
-    time.sleep(1.5)
+    wait_drained(store.url, added + 1)
     assert [r["value"] for r in current(mnemo, project, "package_manager")] == ["yarn"]

@@ -97,7 +97,7 @@ def _cluster(tmp_path: Path, upstream: UpstreamStub) -> Iterator[Cluster]:
             for proxy, url in zip(proxies, urls, strict=True):
                 wait_ready(proxy, url)
             for worker in workers:
-                wait_until(lambda: _started(worker), "a worker ready")  # noqa: B023 (called at once)
+                wait_until(lambda: _started(worker), "a worker ready", timeout_s=60)  # noqa: B023 (called at once)
                 assert worker.process.poll() is None, worker.output()
             yield Cluster(store, client, proxies, urls, workers, policy_file, time.monotonic() - started)
         for process in [*proxies, *workers]:

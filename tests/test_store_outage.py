@@ -94,6 +94,7 @@ def test_a_killed_store_is_restarted_and_nothing_said_meanwhile_is_lost(
                 and r
             ),
             "the store restarted and ready",
+            timeout_s=90,
         )
         ready_after_s = time.monotonic() - killed_at
         assert "killed by SIGKILL" in back["checks"]["embedded_store"], back
@@ -103,6 +104,7 @@ def test_a_killed_store_is_restarted_and_nothing_said_meanwhile_is_lost(
         wait_until(
             lambda: all(w in _learned(url, p) for w, p in zip(words, projects, strict=True)),
             "every turn learned",
+            timeout_s=90,
         )
         metrics = httpx.get(f"{url}/metrics", timeout=5).text
         assert re.search(r"^mnemo_store_restarts_total 1$", metrics, re.M), metrics

@@ -157,7 +157,7 @@ def test_one_poison_job_among_good_ones_is_dead_lettered_alone(
     _enqueue(own_store.url, jobs)
     choking = ChokingExtractor(extractor, error)
     with WorkerThread(own_store.url, choking, embedder):
-        wait_until(lambda: client.xlen(STREAM) == 0, "every job is learned or dead-lettered")
+        wait_until(lambda: client.xlen(STREAM) == 0, "every job is learned or dead-lettered", timeout_s=120)
     learned = [
         w for w in words if any(w in text for text in _learned(own_store.url, embedder, f"poison-{run}-{w}"))
     ]
@@ -176,12 +176,12 @@ def test_the_delivery_count_survives_a_restart_of_the_worker(
     _enqueue(own_store.url, [_job(f"restart-{uuid.uuid4().hex[:8]}", f"We use {POISON} for builds.")])
     first = ChokingExtractor(extractor)
     with WorkerThread(own_store.url, first, embedder):
-        wait_until(lambda: _deliveries(client) >= 2, "the job was handed out twice")
+        wait_until(lambda: _deliveries(client) >= 2, "the job was handed out twice", timeout_s=120)
     delivered = _deliveries(client)  # as Redis counted them when the first worker stopped
     assert 2 <= delivered < MAX_ATTEMPTS and client.xlen(DEAD_LETTERS) == dead_before
     second = ChokingExtractor(extractor)
     with WorkerThread(own_store.url, second, embedder):
-        wait_until(lambda: client.xlen(STREAM) == 0, "the job is dead-lettered")
+        wait_until(lambda: client.xlen(STREAM) == 0, "the job is dead-lettered", timeout_s=120)
     assert second.choked == MAX_ATTEMPTS - delivered  # the count went on where it stopped
     assert len(_dead(client, dead_before)) == 1
 
@@ -197,7 +197,7 @@ def test_an_unreadable_job_is_dead_lettered_at_once(
     client.xadd(STREAM, {"ref": ref})
     choking = ChokingExtractor(extractor)
     with WorkerThread(own_store.url, choking, embedder):
-        wait_until(lambda: client.xlen(STREAM) == 0, "the job is dead-lettered")
+        wait_until(lambda: client.xlen(STREAM) == 0, "the job is dead-lettered", timeout_s=120)
     (dead,) = _dead(client, dead_before)
     assert dead[b"reason"].startswith(b"unreadable job:")
 
