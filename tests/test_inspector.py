@@ -7,19 +7,21 @@ tests/artifacts/ (ignored by git, kept by CI)."""
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import shutil
 import uuid
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
 import pytest
 from playwright.sync_api import Browser, Page, Playwright, expect, sync_playwright
 
-from harness.helpers import chat, injected_block, wait_until
+from harness.helpers import chat, export_line, injected_block, wait_until
 from harness.upstream import UpstreamStub
-from tests.conftest import RunningMnemo, mnemo_on_own_store
+from tests.conftest import NDJSON, RunningMnemo, mnemo_on_own_store
 
 pytestmark = pytest.mark.integration
 
@@ -74,6 +76,8 @@ def test_taught_facts_are_found_read_and_corrected(
 ) -> None:
     project = f"insp-{uuid.uuid4().hex[:8]}"
     teach(mnemo, project, "This repo uses pnpm, not npm.", "We deploy the web app to Fly.io.")
+    fetched: list[str] = []
+    page.on("request", lambda request: fetched.append(request.url))
     page.goto(ui(mnemo))
     page.get_by_label("Project").fill(project)
     page.get_by_role("button", name="Show").click()
@@ -116,6 +120,8 @@ def test_taught_facts_are_found_read_and_corrected(
     chat(mnemo.url, "which package manager do we use?", project)
     block = injected_block(fresh_upstream.chat_requests()[-1]) or ""
     assert "bun" in block and "pnpm" not in block
+    # everything the page loaded came from Mnemo itself: no CDN, works offline
+    assert fetched and all(url.startswith(mnemo.url + "/") for url in fetched), fetched
 
 
 def test_a_deleted_memory_is_gone_from_the_page_and_from_recall(
@@ -182,6 +188,41 @@ def test_a_quarantined_rule_is_reviewed_and_approved(
     assert [(m["id"], m["status"], m["evidence"]) for m in approved] == [(record["id"], "active", "admin")]
     page.goto(ui(mnemo, f"/memories/{record['id']}"))
     expect(page.locator("dt:text-is('approved_by') + dd")).to_have_text("local")
+
+
+def test_an_approved_record_takes_its_slot_from_the_current_value(
+    mnemo: RunningMnemo, fresh_upstream: UpstreamStub, page: Page
+) -> None:
+    project = f"insp-{uuid.uuid4().hex[:8]}"
+    now = datetime.now(UTC)
+    slot = {"subject": f"project {project}", "key": "deploy_target"}
+    held = export_line(project, "Deploys go to Fly.io.", now - timedelta(days=2), value="fly.io", **slot)
+    doubtful = export_line(
+        project,
+        "Deploys go to Render.",
+        now - timedelta(days=1),
+        value="render",
+        status="quarantined",
+        **slot,
+    )
+    body = "\n".join(json.dumps(line) for line in (held, doubtful)) + "\n"
+    imported = httpx.post(f"{mnemo.url}/mnemo/v1/import", content=body, headers=NDJSON, timeout=60)
+    assert imported.json()["imported"] == 2, imported.text
+    page.goto(ui(mnemo, "/review"))
+    item = page.locator("ol.records > li").filter(has_text="Deploys go to Render.")
+    item.get_by_role("button", name="Approve").click()
+    expect(page.get_by_role("status")).to_contain_text("Approved")
+    records = {m["id"]: m for m in mnemo.memories(project=project, status=["active", "superseded"])}
+    approved, old = records[doubtful["id"]], records[held["id"]]
+    assert (approved["status"], approved["evidence"], approved["supersedes"]) == (
+        "active",
+        "admin",
+        old["id"],
+    )
+    assert (old["status"], old["superseded_by"]) == ("superseded", approved["id"])
+    page.goto(ui(mnemo, f"/memories/{approved['id']}"))
+    expect(page.locator("ol.timeline > li")).to_have_count(2)
+    expect(page.get_by_role("button", name="Approve")).to_have_count(0)  # no longer in review
 
 
 def test_a_scope_is_paused_and_resumed(mnemo: RunningMnemo, fresh_upstream: UpstreamStub, page: Page) -> None:
