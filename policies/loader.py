@@ -11,7 +11,7 @@ from pathlib import Path
 import msgspec
 from msgspec import UNSET
 
-from policies.model import Policy, PrincipalRule, RecallBudget, Retention, TtlRule
+from policies.model import Policy, PrincipalRule, RecallBudget, Retention, TraceRetention, TtlRule
 from policies.schema import (
     PolicyFile,
     PrincipalSection,
@@ -55,6 +55,7 @@ def parse_policy(text: str, name: str) -> Policy:
         behaviour_window_days=int(parse_duration(learning.behaviour_window) // 86400),
         retention=_retention(file.retention),
         recall=RecallBudget(**msgspec.structs.asdict(file.recall)),
+        traces=TraceRetention(ttl_s=parse_duration(file.traces.ttl), max_count=file.traces.max_count),
         source_sha256=hashlib.sha256(text.encode()).hexdigest(),
     )
 

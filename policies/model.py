@@ -72,6 +72,14 @@ class RecallBudget:
 
 
 @dataclass(frozen=True, slots=True)
+class TraceRetention:
+    """How long the per-request traces (``GET /mnemo/v1/requests``) are kept, and how many per org."""
+
+    ttl_s: float = 7 * 86400.0
+    max_count: int = 10_000
+
+
+@dataclass(frozen=True, slots=True)
 class Policy:
     name: str = "default"
     mode: str = "local"  # local | keys
@@ -99,6 +107,7 @@ class Policy:
     behaviour_window_days: int = 90
     retention: Retention = field(default_factory=Retention)
     recall: RecallBudget = field(default_factory=RecallBudget)
+    traces: TraceRetention = field(default_factory=TraceRetention)
     source_sha256: str | None = None  # of the file it was loaded from
 
     @property

@@ -14,7 +14,7 @@ import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from core.model import Evidence, Kind
-from policies.model import KINDS, LEVELS, Policy, RecallBudget, Retention
+from policies.model import KINDS, LEVELS, Policy, RecallBudget, Retention, TraceRetention
 from policies.yaml_check import PolicyError
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d|w)\s*$")
@@ -49,6 +49,7 @@ assert get_args(Level) == LEVELS and get_args(WriteLevel) == ("rule", *LEVELS)
 _BASE = Policy()
 _RETENTION = Retention()
 _RECALL = RecallBudget()
+_TRACES = TraceRetention()
 
 
 class PrincipalSection(Struct, forbid_unknown_fields=True, kw_only=True):
@@ -120,6 +121,13 @@ class RecallSection(Struct, forbid_unknown_fields=True):
     placement: Literal["after_system", "before_last_user"] = "after_system"
 
 
+class TracesSection(Struct, forbid_unknown_fields=True):
+    """The per-request traces: kept for ``ttl``, at most ``max_count`` per org (the oldest go first)."""
+
+    ttl: Duration = f"{int(_TRACES.ttl_s // 86400)}d"
+    max_count: Annotated[int, Meta(ge=1, le=1_000_000)] = _TRACES.max_count
+
+
 class PolicyFile(Struct, forbid_unknown_fields=True, kw_only=True):
     name: str
     version: Annotated[int, Meta(ge=1, le=1)]
@@ -131,6 +139,7 @@ class PolicyFile(Struct, forbid_unknown_fields=True, kw_only=True):
     learning: LearningSection = msgspec.field(default_factory=LearningSection)
     retention: RetentionSection = msgspec.field(default_factory=RetentionSection)
     recall: RecallSection = msgspec.field(default_factory=RecallSection)
+    traces: TracesSection = msgspec.field(default_factory=TracesSection)
 
 
 def parse_duration(text: str) -> float:
