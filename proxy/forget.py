@@ -18,6 +18,7 @@ from proxy.memory.embeddings import EmbeddingService
 from proxy.memory.erasure import DiskErasure, DiskState
 from proxy.memory.ranking import STOPWORDS
 from proxy.memory.store import ListQuery, MemoryStore
+from proxy.memory.traces import TraceStore
 
 log = logging.getLogger("mnemo.forget")
 
@@ -83,8 +84,9 @@ class DeletionReceipt:
 class Eraser:
     """Deletes records everywhere they were derived into (DESIGN §2): the record with its vector and
     index entry, its links in the history chain, the behaviour signals that would infer it again
-    (all in ``MemoryStore.delete``), extraction jobs still holding its words, and the cache of query
-    vectors: this process's here, every other process's through the erasure broadcast."""
+    (all in ``MemoryStore.delete``), extraction jobs still holding its words, the cache of query
+    vectors (this process's here, every other process's through the erasure broadcast), and its id
+    in the request traces that name it."""
 
     def __init__(
         self,
@@ -93,12 +95,14 @@ class Eraser:
         embeddings: EmbeddingService,
         disk: DiskErasure | None = None,
         broadcast: ErasureBroadcast | None = None,
+        traces: TraceStore | None = None,
     ) -> None:
         self.store = store
         self._queue = queue
         self._embeddings = embeddings
         self._disk = disk
         self._broadcast = broadcast
+        self._traces = traces
 
     async def erase(self, memories: list[Memory], actor: str, reason: str) -> DeletionReceipt:
         deleted: list[str] = []
@@ -112,6 +116,8 @@ class Eraser:
             deleted.append(current.id)
             fragments += [t for t in (current.text, current.source.span) if len(t) >= MIN_FRAGMENT_CHARS]
         purged = await self._queue.purge(fragments) if fragments else 0
+        if deleted and self._traces is not None:
+            await self._traces.forget_memories(deleted)
         dropped = self._embeddings.forget(fragments) if fragments else 0
         if fragments and self._broadcast is not None:
             await self._broadcast.publish(fragments)  # the other processes' caches

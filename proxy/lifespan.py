@@ -24,6 +24,7 @@ from proxy.memory.erasure import DiskErasure
 from proxy.memory.erasure_bus import ErasureBus
 from proxy.memory.redis_store import RedisMemoryStore
 from proxy.memory.supervisor import StoreSupervisor
+from proxy.memory.traces import TraceStore
 from proxy.metrics import Metrics
 from proxy.observability import Tracing
 from proxy.settings import RecallSettings, Settings
@@ -66,6 +67,10 @@ class Services:
     store_ready: bool = False
     _last_open_attempt: float = field(default=0.0)
     _background: set[asyncio.Task[None]] = field(default_factory=set)
+    traces: TraceStore = field(init=False)  # what each relayed call was given (GET /mnemo/v1/requests)
+
+    def __post_init__(self) -> None:
+        self.traces = TraceStore.on(self.store)
 
     def spawn(self, work: Coroutine[object, object, None]) -> None:
         """Run ``work`` after the response, even if the client has gone; kept until it finishes."""
@@ -84,7 +89,12 @@ class Services:
     @property
     def eraser(self) -> Eraser:
         return Eraser(
-            self.store, QueueAndHeld(self.queue, self.held), self.embeddings, self.disk, self.erasures
+            self.store,
+            QueueAndHeld(self.queue, self.held),
+            self.embeddings,
+            self.disk,
+            self.erasures,
+            self.traces,
         )
 
     def upstream_deadline(self) -> float:

@@ -26,7 +26,7 @@ from openapi_spec_validator import validate as validate_openapi
 
 from core.model import Evidence, Kind, Memory, Source, Status, new_id
 from core.scope import Scope
-from harness.helpers import export_line
+from harness.helpers import chat, export_line, wait_until
 from proxy.forget import DeletionReceipt
 from proxy.portability import ImportReport
 from proxy.routes import schemas
@@ -51,6 +51,8 @@ OPERATIONS = {
     ("get", "/mnemo/v1/export"): "exportMemories",
     ("post", "/mnemo/v1/import"): "importMemories",
     ("get", "/mnemo/v1/audit"): "listAudit",
+    ("get", "/mnemo/v1/requests"): "listRequests",
+    ("get", "/mnemo/v1/requests/{request_id}"): "getRequest",
     ("get", "/mnemo/v1/audit/verify"): "verifyAudit",
     ("get", "/healthz"): "healthz",
     ("get", "/readyz"): "readyz",
@@ -363,6 +365,17 @@ def test_what_the_server_sends_validates_against_the_document(
     assert {"import", "correct", "annotate", "export", "delete", "paused", "disabled", "resume"} <= actions
     chain = contract.check("get", "/mnemo/v1/audit/verify", httpx.get(f"{url}/audit/verify", timeout=60))
     assert chain["intact"] is True and chain["entries"] >= len(audit["data"])
+
+    relayed = chat(mnemo.url, "Hello there.", project).headers["x-mnemo-request-id"]
+    traced = wait_until(
+        lambda: (r := httpx.get(f"{url}/requests", params={"project": project})).json()["data"] and r,
+        "the relayed call's trace",
+    )
+    assert contract.check("get", "/mnemo/v1/requests", traced)["data"][0]["id"] == relayed
+    one = httpx.get(f"{url}/requests/{relayed}")
+    assert contract.check("get", "/mnemo/v1/requests/{request_id}", one)["scope"]["project"] == project
+    missing = httpx.get(f"{url}/requests/{new_id()}")
+    contract.check("get", "/mnemo/v1/requests/{request_id}", missing, status=404)
 
     contract.check("get", "/healthz", httpx.get(f"{mnemo.url}/healthz"))
     ready = contract.check("get", "/readyz", httpx.get(f"{mnemo.url}/readyz", timeout=30))

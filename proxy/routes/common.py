@@ -49,6 +49,43 @@ def scope_inputs(
     )
 
 
+def _given(value: str | None) -> bool:
+    return value is not None and value.strip() != ""
+
+
+def scope_sources(inputs: ScopeInputs, scope: Scope, client_session: bool) -> dict[str, str | None]:
+    """Where each part of a resolved scope came from, in ``resolve_scope``'s order of precedence:
+    org from the principal; project from the header, the path or the agent's prompt (inferred); user
+    from the header, the body, or the principal's default; session from the header, the client's own
+    session id (``client``) or the conversation's opening (``derived``). None: unset."""
+    project = (
+        None
+        if scope.project is None
+        else "header"
+        if _given(inputs.header_project)
+        else "path"
+        if _given(inputs.path_project)
+        else "inferred"
+    )
+    user = (
+        "header"
+        if _given(inputs.header_user)
+        else "body"
+        if _given(inputs.body_user)
+        else "principal_default"
+    )
+    session = (
+        None
+        if scope.session is None
+        else "header"
+        if _given(inputs.header_session)
+        else "client"
+        if client_session
+        else "derived"
+    )
+    return {"org": "principal", "project": project, "user": user, "session": session}
+
+
 def scope_for(principal: Principal, inputs: ScopeInputs) -> Scope:
     """The request's scope, refused (403 in the caller's shape) if the principal may not use its project."""
     scope = resolve_scope(inputs, principal)
@@ -125,6 +162,7 @@ def mnemo_headers(
     return {
         "x-mnemo-status": status,
         "x-mnemo-recalled": str(len(outcome.memories)),
+        "x-mnemo-recalled-ids": ",".join(item.memory.id for item in outcome.memories),  # in rank order
         "x-mnemo-forgotten": str(len(forgotten.deleted)),
         "x-mnemo-overhead-ms": f"{overhead_ms:.2f}",
         "x-mnemo-request-id": req_id,

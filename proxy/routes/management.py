@@ -7,14 +7,14 @@ from __future__ import annotations
 from litestar import Router
 from litestar.di import Provide
 
-from proxy.routes import MANAGEMENT_PREFIX, admin, export_import, scopes
+from proxy.routes import MANAGEMENT_PREFIX, admin, export_import, requests, scopes
 from proxy.routes.access import authenticated
 
 
 def router() -> Router:
     return Router(
         MANAGEMENT_PREFIX,
-        route_handlers=[*admin.ROUTES, *scopes.ROUTES, *export_import.ROUTES],
+        route_handlers=[*admin.ROUTES, *scopes.ROUTES, *export_import.ROUTES, *requests.ROUTES],
         guards=[authenticated],
         dependencies={"filters": Provide(admin.provide_filters)},
     )

@@ -1,7 +1,8 @@
 """The memory relay every LLM API shares; each handler reads top to bottom as the data flow:
 
 resolve scope -> forget (if asked) -> recall -> inject -> relay (stream back, tee) -> enqueue learning.
-The API's own wire format is behind a small adapter (``proxy.wire.api.WireApi``).
+The API's own wire format is behind a small adapter (``proxy.wire.api.WireApi``). After the reply,
+off the hot path, each call leaves a trace (``proxy.memory.traces``) and then its learning job.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -24,8 +26,9 @@ from extractors.commands import without_forget_requests
 from policies import Policy
 from policies.secrets import redact, secret_matcher
 from proxy.lifespan import Services
+from proxy.memory.traces import CallTrace, InjectedMemory
 from proxy.observability import RequestTrace, scope_digests
-from proxy.recall import Stopwatch, render_block
+from proxy.recall import RecallOutcome, Stopwatch, estimate_tokens, render_block
 from proxy.relay import (
     UpstreamRequest,
     open_upstream,
@@ -43,6 +46,7 @@ from proxy.routes.common import (
     request_id,
     scope_for,
     scope_inputs,
+    scope_sources,
     upstream_headers,
 )
 from proxy.wire.api import WireApi
@@ -69,14 +73,14 @@ async def relay_with_memory(
 
     # 1. resolve scope: from the principal and request metadata, never from message text
     with trace.step("mnemo.scope"):
-        session = api.client_session(request.headers, body) or derive_session_id(
-            api.conversation_opening(body)
-        )
+        client_session = api.client_session(request.headers, body)
+        session = client_session or derive_session_id(api.conversation_opening(body))
         inferred = (
             infer_project(api.agent_prompt(body)) if services.policy.infer_project_from_prompt else None
         )
         inputs = scope_inputs(request.headers, path_project, api.body_user(body), session, inferred)
         scope = scope_for(principal, inputs)
+        sources = scope_sources(inputs, scope, bool(client_session))
         mode = await mode_for(services, scope, mode)  # a paused or disabled scope narrows what may happen
 
     # 2. forget what the user asks to forget, before anything is recalled
@@ -86,10 +90,10 @@ async def relay_with_memory(
     # 3. recall, 4. inject: the client's own messages stay as they are; no memories, no change
     with trace.step("mnemo.recall"):
         outcome = await recall_for(services, principal, scope, latest, mode)
-    outbound = raw
-    if outcome.memories:
+    outbound, block = raw, render_block(outcome.memories) if outcome.memories else ""
+    if block:
         placement = services.policy.recall.placement
-        outbound = json.dumps(api.inject(body, render_block(outcome.memories), placement)).encode()
+        outbound = json.dumps(api.inject(body, block, placement)).encode()
 
     # 5. relay
     base, path = api.upstream(services.settings)
@@ -113,7 +117,9 @@ async def relay_with_memory(
         api.name, headers["x-mnemo-status"], len(outcome.memories), len(forgotten.deleted), overhead_ms
     )
     learn = mode.learns and upstream.status_code < 400
-    finished = _Finished(services, trace, api.name, scope, headers, upstream.status_code, clock, latest)
+    status = upstream.status_code
+    call = _call_trace(request, api, body, mode, scope, sources, outcome, block, headers, status)
+    finished = _Finished(services, trace, api.name, scope, headers, status, clock, latest, call)
     if not api.is_streaming(body):
         content = await read_body(upstream, deadline)
         reply, model = api.reply_of(content)
@@ -128,7 +134,7 @@ async def relay_with_memory(
             status_code=upstream.status_code,
             headers=response_headers(upstream, headers),
             media_type=upstream.headers.get("content-type", "application/json"),
-            background=BackgroundTask(services.enqueue, job) if job else None,
+            background=BackgroundTask(_after_reply, services, finished.traced(job, model), job),
         )
 
     # 6. tee the relayed bytes; 7. enqueue when the relay ends
@@ -136,14 +142,14 @@ async def relay_with_memory(
 
     def on_close(exhausted: bool) -> None:
         finished(streamed=True, complete=exhausted or assembler.finished)
+        job = None
         if learn:
             # A reply cut short (either side closed early) is not learned from; what the user said is.
             reply = assembler.reply if exhausted or assembler.finished else ""
             job = _job(
                 api, services.policy, principal, request, body, scope, req_id, reply, assembler.model, trace
             )
-            if job is not None:
-                services.spawn(services.enqueue(job))
+        services.spawn(_after_reply(services, finished.traced(job, assembler.model), job))
 
     return Stream(
         relay_body(upstream, api.shape, tee=assembler.feed, on_close=on_close, deadline=deadline),
@@ -182,6 +188,50 @@ def _job(
     )
 
 
+async def _after_reply(services: Services, call: CallTrace, job: ExtractionJob | None) -> None:
+    """Off the hot path, once the reply is out: the call's trace (which never fails), then its
+    learning job, so the worker finds the trace to report what it wrote into."""
+    await services.traces.keep(call, services.policy.traces)
+    if job is not None:
+        await services.enqueue(job)
+
+
+def _call_trace(
+    request: Request[object, object, State],
+    api: WireApi,
+    body: dict[str, Any],
+    mode: Mode,
+    scope: Scope,
+    sources: dict[str, str | None],
+    outcome: RecallOutcome,
+    block: str,
+    headers: dict[str, str],
+    http_status: int,
+) -> CallTrace:
+    """The call's trace as far as the relay knows it: what the call was given, never its text."""
+    return CallTrace(
+        id=headers["x-mnemo-request-id"],
+        at=utcnow(),
+        api=api.name,
+        client=request.headers.get("user-agent"),
+        model=_str_or_none(body.get("model")),
+        http_status=http_status,
+        status=headers["x-mnemo-status"],
+        mode=mode.value,
+        scope=scope,
+        sources=sources,
+        recall_status=outcome.status if mode.recalls else "off",
+        recall_reason=outcome.reason,
+        injected=InjectedMemory.ranked(outcome.memories),
+        block_tokens=estimate_tokens(block) if block else 0,
+        forgotten=int(headers["x-mnemo-forgotten"]),
+        overhead_ms=float(headers["x-mnemo-overhead-ms"]),
+        queued=False,
+        not_queued_because=None,
+        turns={},
+    )
+
+
 @dataclass(slots=True)
 class _Finished:
     """The end of a relayed call: its log line (never prompt text unless asked) and its trace."""
@@ -194,6 +244,26 @@ class _Finished:
     http_status: int
     clock: Stopwatch
     latest: str
+    call: CallTrace
+
+    def traced(self, job: ExtractionJob | None, model: str | None) -> CallTrace:
+        """The call's kept trace: the model that answered, and what was queued for learning."""
+        why_not = (
+            None
+            if job is not None
+            else "learning is off for this call"
+            if not Mode(self.call.mode).learns
+            else "the provider answered with an error"
+            if self.http_status >= 400
+            else "nothing new to learn from"
+        )
+        return replace(
+            self.call,
+            model=model or self.call.model,
+            queued=job is not None,
+            not_queued_because=why_not,
+            turns=dict(Counter(turn.role for turn in job.turns)) if job else {},
+        )
 
     def __call__(self, streamed: bool, complete: bool = True) -> None:
         fields: dict[str, Any] = {

@@ -71,6 +71,7 @@ async def delete_scope(
     filters = MemoryFilters(**bound)
     query = listing(principal, filters, changing=True, limit=500)
     receipt = await erase_matching(services, principal, query, f"{level} deleted through the management API")
+    await services.traces.forget_scope(query.org, level, value)  # the scope's request traces go too
     return schemas.scope_deletion(receipt, RECEIPT_IDS_LISTED, level, value)
 
 

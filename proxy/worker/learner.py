@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from core.model import Evidence, Kind, Memory, Status, new_id, slot_key, utcnow
 from core.scope import Scope, level_of
@@ -24,6 +24,7 @@ from policies import (
 )
 from proxy.memory.embeddings import EmbeddingService, Vectors
 from proxy.memory.store import ListQuery, MemoryStore
+from proxy.memory.traces import LearnedIds
 from proxy.worker.queue import ExtractionJob
 
 log = logging.getLogger("mnemo.jobs")
@@ -31,11 +32,18 @@ log = logging.getLogger("mnemo.jobs")
 
 @dataclass(slots=True)
 class WriteReport:
+    """What a batch did: the counts, and per call (request id) the ids it wrote, merged, superseded
+    and quarantined and why candidates were refused, for the call's trace."""
+
     written: int = 0
     merged: int = 0
     superseded: int = 0
     refused: int = 0
     quarantined: int = 0
+    calls: dict[str, LearnedIds] = field(default_factory=dict)
+
+    def of(self, job: ExtractionJob) -> LearnedIds:
+        return self.calls.setdefault(job.request_id, LearnedIds(scope=job.scope))
 
 
 class Learner:
@@ -60,11 +68,13 @@ class Learner:
         report = WriteReport()
         decided: list[tuple[ExtractionJob, Decision]] = []
         for job, candidates in zip(jobs, found, strict=True):
+            report.of(job)  # every job's call hears back, whatever it yields
             kept, refused = decide(
                 candidates, job.scope, self.policy, now=job.observed_at, writable=frozenset(job.writable)
             )
             for refusal in refused:
                 log.info("not stored (%s): rule %s", refusal.reason, refusal.candidate.rule_id)
+                report.of(job).refused.append((refusal.reason, refusal.candidate.rule_id))
             report.refused += len(refused)
             decided.extend((job, decision) for decision in kept)
         if decided:
@@ -73,8 +83,8 @@ class Learner:
             # One at a time, in order: a later fact of the batch may supersede an earlier one.
             for (job, decision), memory, vector in zip(decided, memories, vectors, strict=True):
                 if decision.previous_text:
-                    await self._record_replaced(job, decision, memory)
-                await self._write(memory, vector, report)
+                    await self._record_replaced(job, decision, memory, report.of(job))
+                await self._write(memory, vector, report, report.of(job))
         for job in jobs:
             await self._learn_behaviour(job, report)
         return report
@@ -122,9 +132,11 @@ class Learner:
                 extra={"sessions": str(sessions)},
             )
             (vector,) = await self.embeddings.embed_many([memory.text])
-            await self._write(memory, vector, report)
+            await self._write(memory, vector, report, report.of(job))
 
-    async def _record_replaced(self, job: ExtractionJob, decision: Decision, memory: Memory) -> None:
+    async def _record_replaced(
+        self, job: ExtractionJob, decision: Decision, memory: Memory, ids: LearnedIds
+    ) -> None:
         """ "We switched from npm to pnpm": if the slot holds nothing yet, keep npm as the past
         version, so the history says what was replaced and when."""
         if memory.key is None or decision.candidate.previous_value is None or decision.previous_text is None:
@@ -147,19 +159,26 @@ class Learner:
         )
         (vector,) = await self.embeddings.embed_many([past.text])
         await self.store.put(past, vector)
+        ids.written.append(past.id)
 
-    async def _write(self, memory: Memory, vector: Vectors, report: WriteReport) -> None:
+    async def _write(
+        self, memory: Memory, vector: Vectors, report: WriteReport, ids: LearnedIds | None = None
+    ) -> None:
+        """Merge, supersede or insert one record; ``ids`` (the call's) get what it became."""
+        ids = ids if ids is not None else LearnedIds(scope=memory.scope)
         policy, now = self.policy, utcnow()
         memory = memory.with_changes(expires_at=retention.expires_at(memory, policy, now))
         if memory.status is Status.QUARANTINED:
             # kept for review only: it neither merges with nor supersedes what is in force
             await self.store.put(memory, vector)
             report.quarantined += 1
+            ids.quarantined.append(memory.id)
             return
         exact = await self.store.find_by_fingerprint(memory.scope, memory.fingerprint)
         if exact is not None and memory.key is None:
             await self.store.mark_seen(exact, expires_at=retention.expires_at(exact, policy, now))
             report.merged += 1
+            ids.merged.append(exact.id)
             return
         current = (
             await self.store.current_in_slot(slot_key(memory.scope, memory.key, memory.qualifier))
@@ -179,20 +198,24 @@ class Learner:
         if outcome.action is Action.INSERT:
             await self.store.put(memory, vector)
             report.written += 1
+            ids.written.append(memory.id)
             await self._enforce_limit(memory.scope, policy)
         elif outcome.action is Action.MERGE and outcome.existing is not None:
             renewed = retention.expires_at(outcome.existing, policy, now)
             await self.store.mark_seen(outcome.existing, outcome.confidence, renewed)
             report.merged += 1
+            ids.merged.append(outcome.existing.id)
         elif outcome.action is Action.SUPERSEDE and outcome.existing is not None:
             written = await self.store.supersede(
                 outcome.existing, memory, vector, retention.superseded_expiry(policy, now)
             )
             report.superseded += 1
+            ids.superseded.append((written.id, outcome.existing.id))
             await self._trim_history(written, policy)
         else:
             log.info("not stored (%s): %s", outcome.reason, memory.extractor)
             report.refused += 1
+            ids.refused.append((outcome.reason, memory.extractor))
 
     async def _enforce_limit(self, scope: Scope, policy: Policy) -> None:
         """Keep one exact scope within ``retention.max_per_scope``, evicting in the policy's order."""

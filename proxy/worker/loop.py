@@ -10,8 +10,10 @@ import time
 from redis.exceptions import RedisError
 
 from core.errors import EmbeddingError, MnemoError
+from proxy.memory.redis_store import RedisMemoryStore
+from proxy.memory.traces import TraceStore
 from proxy.observability import Tracing
-from proxy.worker.learner import Learner
+from proxy.worker.learner import Learner, WriteReport
 from proxy.worker.queue import MAX_ATTEMPTS, RECLAIM_EVERY_S, ExtractionJob, JobQueue
 
 log = logging.getLogger("mnemo.jobs")
@@ -23,13 +25,15 @@ async def run_worker(
     stop: asyncio.Event,
     batch_size: int = 32,
     tracing: Tracing | None = None,
+    traces: TraceStore | None = None,
 ) -> None:
     """The worker loop. Returns when ``stop`` is set; survives store outages by backing off.
 
     A batch that fails is retried one job at a time, so one bad job cannot take good ones with it;
     a job that keeps failing goes to the dead letters, with its reason, once Redis has handed it out
     ``MAX_ATTEMPTS`` times. Trouble with the store or the models is no job's fault: the batch stays
-    queued and nothing is counted against it."""
+    queued and nothing is counted against it. What each job became goes to its call's trace."""
+    traces = traces or (TraceStore.on(learner.store) if isinstance(learner.store, RedisMemoryStore) else None)
     pending_first = True
     last_sweep = time.monotonic()
     while not stop.is_set():
@@ -57,13 +61,14 @@ async def run_worker(
                     failed = await _failed(queue, batch[0], exc)
                 else:
                     log.warning("worker: a batch of %d failed (%s); retrying each job alone", len(batch), exc)
-                    failed = await _one_at_a_time(queue, learner, batch)
+                    failed = await _one_at_a_time(queue, learner, batch, traces)
                 pending_first = bool(failed)  # the ones left pending come back first
                 if failed:
                     await _sleep_unless_stopped(stop, 0.2)
                 continue
             await queue.done([entry_id for entry_id, _, _ in batch])
             await queue.count_learned(report, jobs)
+            await _traced(traces, learner, report)
             log.debug("learned from %d jobs: %s", len(batch), report)
         except asyncio.CancelledError:
             raise
@@ -105,18 +110,33 @@ async def _readable(queue: JobQueue, taken: list[tuple[str, bytes]]) -> list[Tak
     return batch
 
 
-async def _one_at_a_time(queue: JobQueue, learner: Learner, batch: list[Taken]) -> int:
+async def _traced(traces: TraceStore | None, learner: Learner, report: WriteReport) -> None:
+    """Each call's trace gets the ids its job wrote, merged, superseded, quarantined and refused.
+    Best effort: the records are written whether or not their calls' traces hear of it."""
+    if traces is None:
+        return
+    for request_id, ids in report.calls.items():
+        try:
+            await traces.learned(request_id, ids, learner.policy.traces)
+        except Exception as exc:  # a trace is never worth a job
+            log.warning("worker: the trace of %s not updated: %s", request_id, exc)
+
+
+async def _one_at_a_time(
+    queue: JobQueue, learner: Learner, batch: list[Taken], traces: TraceStore | None = None
+) -> int:
     """Learn each job of a failed batch alone; returns how many failed and stay pending."""
     failed = 0
     for taken in batch:
         try:
-            await learner.learn([taken[2]])
+            report = await learner.learn([taken[2]])
         except Exception as exc:
             if not await _the_jobs_fault(queue, exc):
                 raise  # the rest stay pending, unpenalised
             failed += await _failed(queue, taken, exc)
             continue
         await queue.done([taken[0]])
+        await _traced(traces, learner, report)
     return failed
 
 
