@@ -127,14 +127,24 @@ class _ImportOperation(Operation):
     request_max_body_size=None,
     operation_id="importMemories",
     operation_class=_ImportOperation,
-    responses=errors(415),
+    responses={
+        200: ResponseSpec(
+            data_container=ImportResult,
+            description="How the import went; from an instructions format (claude-md, agents-md, "
+            "cursor-rules, copilot-instructions), a FileImportResult: outcomes by line",
+            generate_examples=False,
+        ),
+        **errors(415),
+    },
 )
 async def import_memories(
     request: Request[object, object, State],
     services: NamedDependency[Services],
     principal: NamedDependency[Principal],
     dry_run: Annotated[bool, QueryParameter(description="Check and count, write nothing")] = False,
-    from_format: Annotated[str, QueryParameter(name="from", description=FROM_HELP, enum=FORMATS)] = "jsonl",
+    from_format: Annotated[
+        str, QueryParameter(name="from", description=FROM_HELP, enum=list(FORMATS))
+    ] = "jsonl",
     project: Annotated[
         str | None, QueryParameter(description="The project the file's records are for")
     ] = None,
