@@ -225,6 +225,39 @@ def test_an_approved_record_takes_its_slot_from_the_current_value(
     expect(page.get_by_role("button", name="Approve")).to_have_count(0)  # no longer in review
 
 
+def test_a_recent_request_leads_to_the_memories_it_was_given(
+    mnemo: RunningMnemo, fresh_upstream: UpstreamStub, page: Page
+) -> None:
+    project = f"insp-{uuid.uuid4().hex[:8]}"
+    (fact,) = teach(mnemo, project, "Our backend is written in Elixir.")
+    asked = chat(mnemo.url, "What language is our backend written in?", project)
+    request_id = asked.headers["x-mnemo-request-id"]
+    assert asked.headers["x-mnemo-recalled-ids"].split(",")[0] == fact["id"]
+
+    page.goto(ui(mnemo, f"/requests?project={project}"))
+    rows = page.locator("tbody tr")
+    expect(rows).to_have_count(2)  # the teaching call and the question, newest first
+    expect(rows.first).to_contain_text("1 memory")
+    shot(page, "requests")
+    rows.first.get_by_role("link").click()
+    expect(page.locator(".crumbs")).to_contain_text(request_id)
+    expect(page.locator("dt:text-is('project') + dd")).to_contain_text("from header")
+    given = page.locator("section[aria-labelledby='given-h'] li")
+    expect(given).to_have_count(1)
+    expect(given.locator(".score")).to_contain_text("#1 · score")
+    shot(page, "request")
+    given.get_by_role("link", name=str(fact["text"])).click()
+    expect(page).to_have_url(ui(mnemo, f"/memories/{fact['id']}"))
+    expect(page.locator("h1")).to_have_text(str(fact["text"]))
+
+    # the teaching call: what its learning wrote, one click from the record too
+    page.goto(ui(mnemo, f"/requests?project={project}"))
+    rows.last.get_by_role("link").click()
+    learned = page.locator("ul.learned li").filter(has_text="written")
+    learned.get_by_role("link", name=str(fact["text"])).click()
+    expect(page).to_have_url(ui(mnemo, f"/memories/{fact['id']}"))
+
+
 def test_a_scope_is_paused_and_resumed(mnemo: RunningMnemo, fresh_upstream: UpstreamStub, page: Page) -> None:
     project = f"insp-{uuid.uuid4().hex[:8]}"
     page.goto(ui(mnemo, f"?project={project}"))

@@ -14,7 +14,7 @@ from litestar.response import Redirect
 
 from core.errors import BadRequest, StoreError
 from proxy.lifespan import Services
-from proxy.ui import browse, change, review, transfer
+from proxy.ui import browse, change, requests, review, transfer
 from proxy.ui.render import SECURITY_HEADERS, page, see_other
 from proxy.ui.session import UI_PATH, SignInNeeded, UiRequest, check_form, key_cookie, key_principal
 from proxy.ui.view import provide_view
@@ -89,6 +89,7 @@ def router() -> Router:
             *change.ROUTES,
             *review.ROUTES,
             *transfer.ROUTES,
+            *requests.ROUTES,
             login_form,
             login,
             logout,
