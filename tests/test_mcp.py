@@ -199,7 +199,11 @@ def test_forget_removes_records_from_recall(
     assert mnemo.memories(project=project) == []
 
 
-ACME_KEY, BETA_KEY = "acme-" + uuid.uuid4().hex, "beta-" + uuid.uuid4().hex
+ACME_KEY, BETA_KEY, LIMITED_KEY = (
+    "acme-" + uuid.uuid4().hex,
+    "beta-" + uuid.uuid4().hex,
+    "ltd-" + uuid.uuid4().hex,
+)
 
 
 def _sha(key: str) -> str:
@@ -212,6 +216,7 @@ mode: keys
 principals:
   - {{name: acme-dev, key_sha256: {_sha(ACME_KEY)}, org: acme, default_user: dev}}
   - {{name: beta-dev, key_sha256: {_sha(BETA_KEY)}, org: beta, default_user: dev}}
+  - {{name: web-only, key_sha256: {_sha(LIMITED_KEY)}, org: acme, default_user: dev, projects: [acme-web]}}
 """
 
 
@@ -221,13 +226,18 @@ def keyed(upstream: UpstreamStub, tmp_path_factory: pytest.TempPathFactory) -> I
         yield running
 
 
-def test_a_wrong_key_is_refused_before_mcp(keyed: RunningMnemo) -> None:
+def test_the_proxys_refusals_come_before_any_tool(keyed: RunningMnemo) -> None:
+    """No key or a wrong one: 401; a project the key may not use: 403; read mode: nothing learned."""
     opening = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
     accept = {"accept": "application/json, text/event-stream"}
-    for headers in ({}, {"x-mnemo-key": "not-a-key"}):
+    for headers, status, said in (
+        ({}, 401, "Mnemo key"),
+        ({"x-mnemo-key": "not-a-key"}, 401, "unknown Mnemo key"),
+        ({"x-mnemo-key": LIMITED_KEY, "x-mnemo-project": "acme-api"}, 403, "may not use project"),
+    ):
         response = httpx.post(f"{keyed.url}/mcp", json=opening, headers={**accept, **headers}, timeout=10)
-        assert response.status_code == 401, response.text
-        assert "Mnemo key" in response.json()["error"]["message"]
+        assert response.status_code == status, response.text
+        assert said in response.json()["error"]["message"]
 
     async def scenario() -> None:
         try:
@@ -241,6 +251,13 @@ def test_a_wrong_key_is_refused_before_mcp(keyed: RunningMnemo) -> None:
             pytest.fail("a wrong key was let in")
         async with connect(keyed.url, "stdio", key="not-a-key") as client:
             assert "unknown Mnemo key" in await refused(client, "search_memories", query="anything")
+        async with connect(keyed.url, "http", key=LIMITED_KEY, project="acme-web", mode="read") as client:
+            assert "learning is read" in await refused(
+                client, "remember", text="This repo deploys with Fly.io."
+            )
+            assert (await call(client, "search_memories", query="where do we deploy?"))["scope"][
+                "project"
+            ] == "acme-web"
 
     run(scenario)
 
