@@ -1,7 +1,7 @@
-"""The inspector page with 10,000 records in one project: each main view's weight (bytes of HTML,
-CSS and JS as the browser receives them) and its time to first render in headless Chromium (the
-system browser, driven by Playwright): first contentful paint of a cold load (new browser context,
-nothing cached), with the server's time to the first byte beside it."""
+"""The inspector page with 10,000 records in one project (and 20 relayed calls traced): each main
+view's weight (bytes of HTML, CSS and JS as the browser receives them) and its time to first render
+in headless Chromium (the system browser, driven by Playwright): first contentful paint of a cold
+load (new browser context, nothing cached), with the server's time to the first byte beside it."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 from playwright.sync_api import Browser, Response, sync_playwright
 
-from bench.common import mnemo, report, table
+from bench.common import mnemo, report, table, upstream
 from bench.seed import BIG_SCOPE, IN_SCOPE_FACTS, seed
 from core.model import Status
 from harness.helpers import memory_record
@@ -25,7 +25,7 @@ from proxy.memory.embedded import EmbeddedStore
 from proxy.memory.embeddings import MiniLMOnnxEmbedder
 from proxy.memory.redis_store import RedisMemoryStore
 
-NO_UPSTREAM = "http://127.0.0.1:9/v1"  # never called
+CALLS = 20  # relayed calls in the big project, so the Requests view has traces to show
 RECORDS = 10_000
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 FIRST_PAINT = """() => new Promise(done => {
@@ -56,13 +56,30 @@ def _fill(url: str, embedder: MiniLMOnnxEmbedder) -> str:
     return asyncio.run(run())
 
 
-def _views(record_id: str) -> dict[str, str]:
+def _calls(server_url: str) -> str:
+    """Relay a few calls in the big project (each leaves a trace); the last one's request id."""
+    request_id = ""
+    for n in range(CALLS):
+        asked = httpx.post(
+            f"{server_url}/v1/chat/completions",
+            headers={"x-mnemo-project": str(BIG_SCOPE.project), "x-mnemo-mode": "read"},
+            json={"model": "m", "messages": [{"role": "user", "content": f"docker deploy notes {n}?"}]},
+            timeout=60,
+        )
+        asked.raise_for_status()
+        request_id = asked.headers["x-mnemo-request-id"]
+    return request_id
+
+
+def _views(record_id: str, request_id: str) -> dict[str, str]:
     project = BIG_SCOPE.project
     return {
         "browse (project, 50 of 10,000)": f"?project={project}",
         "search (ranked, scores)": f"?project={project}&q=docker+kubernetes+deploy",
         "record (source, versions)": f"/memories/{record_id}",
         "review (quarantine)": "/review",
+        "requests (recent calls)": f"/requests?project={project}",
+        "request (one call)": f"/requests/{request_id}",
         "audit": "/audit",
         "export & import": "/transfer",
     }
@@ -102,7 +119,9 @@ def _row(name: str, html: int | str, assets: int | str, got: dict[str, float]) -
     return [name, html, assets, got["bytes"], got["ttfb_ms"], got["fcp_ms"], got["fcp_max_ms"]]
 
 
-def _run_views(server_url: str, record_id: str, runs: int) -> tuple[list[list[Any]], dict[str, Any]]:
+def _run_views(
+    server_url: str, record_id: str, request_id: str, runs: int
+) -> tuple[list[list[Any]], dict[str, Any]]:
     """Each view measured in Chromium, and a page of 15 bytes (``/healthz``) for the browser's own cost."""
     rows: list[list[Any]] = []
     figures: dict[str, Any] = {}
@@ -110,7 +129,7 @@ def _run_views(server_url: str, record_id: str, runs: int) -> tuple[list[list[An
     assets = sum(_html_bytes(f"{base}/static/{name}") for name in ("inspector.css", "inspector.js"))
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True)
-        for name, path in _views(record_id).items():
+        for name, path in _views(record_id, request_id).items():
             _measure(browser, base + path, 1)  # warm the server's caches and the query embedding
             got = _measure(browser, base + path, runs)
             rows.append(_row(name, _html_bytes(base + path), assets, got))
@@ -131,8 +150,9 @@ def main(quick: bool = False, record: bool = True) -> None:
             started = time.perf_counter()
             record_id = _fill(store.url, embedder)
             print(f"seeded {RECORDS} records in {time.perf_counter() - started:.1f} s", file=sys.stderr)
-            with mnemo(store.url, NO_UPSTREAM, tmp / "d", worker=False) as server:
-                rows, figures = _run_views(server.url, record_id, runs)
+            with upstream() as up, mnemo(store.url, f"{up.url}/v1", tmp / "d", worker=False) as server:
+                request_id = _calls(server.url)
+                rows, figures = _run_views(server.url, record_id, request_id, runs)
     headers = ["view", "HTML B", "CSS+JS B", "total B", "TTFB ms (p50)", "first paint ms (p50)", "max"]
     note = (
         f"{RECORDS:,} records in one project on the embedded store; cold loads in headless Chromium "
