@@ -29,7 +29,7 @@ from core.scope import Mode
 from proxy.auth import authenticate
 from proxy.lifespan import Services
 from proxy.mcp.local import Caller, Extractors, LocalBackend
-from proxy.mcp.tools import PATH, Backend, build_server
+from proxy.mcp.tools import PATH, Backend, BackendFor, build_server
 from proxy.routes.common import scope_for, scope_inputs
 
 REFUSED = -32001  # JSON-RPC server error: the caller is not let in
@@ -82,7 +82,9 @@ async def _refuse(send: Send, exc: BadRequest) -> None:
     await send(done)
 
 
-def _backend(app: Litestar, extractors: Extractors) -> Any:
+def _backend(app: Litestar, extractors: Extractors) -> BackendFor:
+    """Each call's backend: the app's services, for the caller the mount let in."""
+
     def backend_for(ctx: Context) -> Backend:
         request = ctx.request_context.request
         caller = getattr(request, "scope", {}).get("state", {}).get(_CALLER)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import replace
+from datetime import timedelta
 from typing import Any
 
 from core.model import Evidence, Memory, new_id, utcnow
@@ -87,7 +88,7 @@ async def _written_by(services: Services, job: ExtractionJob) -> list[Memory]:
             org=job.scope.org,
             visible_to=job.scope,
             evidence=(Evidence.INFERRED,),
-            observed_after=job.observed_at,
+            observed_after=job.observed_at - timedelta(seconds=1),  # the index's clock may round
             limit=200,
         )
     )
