@@ -157,15 +157,20 @@ def test_bulk_delete_asks_first_then_deletes_what_the_filter_matches(
     mnemo: RunningMnemo, fresh_upstream: UpstreamStub, page: Page
 ) -> None:
     project, other = f"insp-{uuid.uuid4().hex[:8]}", f"insp-{uuid.uuid4().hex[:8]}"
-    teach(mnemo, project, "We use Terraform for infrastructure.", "Our CI runs on GitHub Actions.")
+    learned = teach(mnemo, project, "We use Terraform for infrastructure.", "Our CI runs on GitHub Actions.")
     teach(mnemo, other, "We use Ansible for provisioning.")
+    corrected = httpx.patch(
+        f"{mnemo.url}/mnemo/v1/memories/{learned[0]['id']}", json={"text": "We use OpenTofu."}, timeout=30
+    )
+    corrected.raise_for_status()  # so the project holds an old version too
     page.goto(ui(mnemo, f"?project={project}"))
-    page.get_by_role("button", name="Delete all 2…").click()
-    expect(page.get_by_role("heading", name="Delete 2 records?")).to_be_visible()
+    expect(page.locator(".summary")).to_contain_text("2 records")  # the current ones
+    page.get_by_role("button", name="Delete all…").click()
+    expect(page.get_by_role("heading", name="Delete 3 records?")).to_be_visible()  # every version
     shot(page, "bulk-confirm")
-    assert len(mnemo.memories(project=project)) == 2  # nothing deleted before the confirmation
-    page.get_by_role("button", name="Yes, delete 2").click()
-    expect(page.locator(".receipt dt:text-is('Records') + dd")).to_have_text("2")
+    assert len(mnemo.memories(project=project)) == 3  # nothing deleted before the confirmation
+    page.get_by_role("button", name="Yes, delete 3").click()
+    expect(page.locator(".receipt dt:text-is('Records') + dd")).to_have_text("3")
     assert mnemo.memories(project=project) == []
     assert len(mnemo.memories(project=other)) == 1  # another project is untouched
 

@@ -86,7 +86,8 @@ async def bulk_delete(view: NamedDependency[View]) -> Response[str]:
     """First post: how many records match, and a few of them, with a button to confirm. The
     confirming post deletes them and shows the receipt. A filter must narrow the set."""
     form = await view.form()
-    filters = filters_from(form)
+    # every version and status unless the form chose one: deleting a scope's records leaves no history
+    filters = filters_from({**form, "status": _text(form, "status") or "any"})
     if not filters.narrows():
         raise BadRequest("choose a scope or a filter first: the page never deletes everything at once")
     if _text(form, "confirm") != "yes":
