@@ -25,6 +25,7 @@ WRITE_TYPES = frozenset(
         "application/ndjson",
         "application/jsonl",
         "application/x-jsonl",
+        "text/markdown",  # an instructions file for /mnemo/v1/import?from=...; no form sends it either
     }
 )
 # DELETE is not here: no page can send one across sites without a preflight, which Mnemo never grants

@@ -299,7 +299,7 @@ def test_the_api_takes_a_format_and_refuses_an_unknown_one(
         url,
         params={"from": "agents-md", "project": project, "file": "AGENTS.md"},
         content=body,
-        headers={"content-type": "application/x-ndjson"},
+        headers={"content-type": "text/markdown; charset=utf-8"},
     )
     assert done.status_code == 200 and done.json()["imported"] == 4
     wrong = httpx.post(

@@ -75,8 +75,9 @@ def import_formats(client: httpx.Client, args: argparse.Namespace) -> ExitCode:
 
 
 def _content_type(fmt: str) -> str:
-    """Management writes must say they are JSON (a cross-site form cannot); the route reads the
-    body as ``from`` names it, so a markdown file goes as the import's own type."""
+    """What the file is; management writes take only types a cross-site form cannot send."""
+    if fmt in INSTRUCTION_FORMATS:
+        return "text/markdown"
     return "application/json" if fmt == "mem0" else "application/x-ndjson"
 
 

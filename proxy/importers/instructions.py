@@ -175,8 +175,7 @@ class _Run:
     async def _written(self, learner: Learner, memory: Memory) -> str:
         (vector,) = await self.services.embeddings.embed_many([memory.text])
         report = WriteReport()
-        # the learner's own write (merge, supersede, insert, limits), not a copy of it
-        await learner._write(memory, vector, report)
+        await learner.write(memory, vector, report)
         for name, action in (("superseded", "supersede"), ("merged", "merge"), ("written", "insert")):
             if getattr(report, name):
                 return action

@@ -161,6 +161,11 @@ class Learner:
         await self.store.put(past, vector)
         ids.written.append(past.id)
 
+    async def write(self, memory: Memory, vector: Vectors, report: WriteReport) -> None:
+        """One decided record written as learning writes it; the importers of other tools' files
+        (proxy.importers) write through it too."""
+        await self._write(memory, vector, report)
+
     async def _write(
         self, memory: Memory, vector: Vectors, report: WriteReport, ids: LearnedIds | None = None
     ) -> None:
