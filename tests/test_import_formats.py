@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,13 +22,15 @@ from harness.upstream import UpstreamStub
 from proxy.importers.markdown import read_document
 from proxy.importers.render import END, render_section, replace_section
 from proxy.recall import BLOCK_OPEN
-from tests.conftest import RunningMnemo
+from tests.conftest import RunningMnemo, mnemo_on_own_store
 from tests.test_memories_cli import mnemo_cli
 from tests.test_responses_api import codex_input
 
 pytestmark = pytest.mark.integration
 
 DATA = Path(__file__).parent / "data" / "import_formats"
+CLI = [sys.executable, "-m", "proxy.cli", "memories"]
+CLI_ENV = {k: v for k, v in os.environ.items() if k != "MNEMO_TOKEN"}
 
 
 def repository(tmp_path: Path, name: str, data: str | None = None) -> Path:
@@ -306,3 +310,45 @@ def test_the_api_takes_a_format_and_refuses_an_unknown_one(
         url, params={"from": "notes"}, content=b"x", headers={"content-type": "application/json"}
     )
     assert wrong.status_code == 400 and "from must be one of" in wrong.json()["error"]["message"]
+
+
+ORG_KEY, CI_KEY = "mk-import-org-key", "mk-import-ci-key"
+KEYS_POLICY = f"""name: import-keys
+version: 1
+mode: keys
+principals:
+  - {{name: dev, key_sha256: {hashlib.sha256(ORG_KEY.encode()).hexdigest()}, org: acme, default_user: dev}}
+  - name: ci
+    key_sha256: {hashlib.sha256(CI_KEY.encode()).hexdigest()}
+    org: acme
+    default_user: ci
+    read: [org, project]
+    write: [project]
+    projects: [web]
+"""
+
+
+def test_a_key_imports_only_into_its_org_and_its_projects_and_reads_stdin(
+    upstream: UpstreamStub, tmp_path: Path
+) -> None:
+    with mnemo_on_own_store(upstream.url, tmp_path, KEYS_POLICY) as (mnemo, _):
+        agents = str(DATA / "agents" / "AGENTS.md")
+        refused = mnemo_cli(mnemo, "import", "--from", "agents-md", "--project", "api", agents, token=CI_KEY)
+        assert refused.returncode == 4 and "may not use project 'api'" in refused.stderr
+        done = subprocess.run(
+            [*CLI, "import", "--from", "claude-md", "--project", "web", "-", "--json"],
+            input=(DATA / "claude" / "CLAUDE.md").read_bytes(),
+            capture_output=True,
+            env={**CLI_ENV, "MNEMO_URL": mnemo.url, "MNEMO_TOKEN": CI_KEY},
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        result = json.loads(done.stdout)
+        assert result["file"] == "-" and result["imported"] == 7 and result["refused"] == 0
+        listed = httpx.get(
+            f"{mnemo.url}/mnemo/v1/memories", params={"project": "web"}, headers={"x-mnemo-key": ORG_KEY}
+        ).json()["data"]
+        assert {(m["scope"]["org"], m["scope"]["project"], m["evidence"]) for m in listed} == {
+            ("acme", "web", "imported")
+        }
