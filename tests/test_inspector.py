@@ -344,7 +344,7 @@ def test_the_page_reads_at_phone_width_and_in_dark(
     context.close()
 
 
-ALICE, BOB = "alice-" + uuid.uuid4().hex, "bob-" + uuid.uuid4().hex
+ALICE, BOB, OPS = ("alice-" + uuid.uuid4().hex, "bob-" + uuid.uuid4().hex, "ops-" + uuid.uuid4().hex)
 
 
 def sha(key: str) -> str:
@@ -357,6 +357,7 @@ mode: keys
 principals:
   - {{name: alice, key_sha256: {sha(ALICE)}, org: acme, default_user: alice, projects: [web]}}
   - {{name: bob, key_sha256: {sha(BOB)}, org: acme, default_user: bob, projects: [api]}}
+  - {{name: operator, key_sha256: {sha(OPS)}, org: ops, default_user: ops, admin: true}}
 """
 
 
@@ -410,4 +411,13 @@ def test_keys_mode_asks_for_the_key_once_and_never_puts_it_in_a_url(
         expect(page).to_have_url(ui(mnemo, "/login"))
         page.goto(ui(mnemo))
         expect(page).to_have_url(ui(mnemo, "/login"))
+
+        # an operator (admin: true) manages every org, as through the API
+        page.get_by_label("Mnemo key").fill(OPS)
+        page.get_by_role("button", name="Sign in").click()
+        page.get_by_label("Org (operator)").fill("acme")
+        page.get_by_role("button", name="Show").click()
+        expect(page.get_by_role("link", name=str(mine["text"]))).to_be_visible()
+        expect(page.get_by_role("link", name=str(theirs["text"]))).to_be_visible()
+        assert not any(key in url for url in urls for key in (ALICE, OPS))
         context.close()

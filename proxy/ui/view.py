@@ -19,7 +19,7 @@ from proxy.routes.admin import MemoryFilters, listing
 from proxy.ui.render import page
 from proxy.ui.session import UiRequest, check_form, viewer
 
-FILTER_FIELDS = ("project", "user", "session", "kind", "evidence", "status", "contains", "visible")
+FILTER_FIELDS = ("org", "project", "user", "session", "kind", "evidence", "status", "contains", "visible")
 STATUS_CHOICES = ("active", "quarantined", "superseded", "any")
 
 
@@ -41,6 +41,7 @@ class View:
             template,
             status,
             who=self.principal.name,
+            admin=self.principal.admin,
             keys_mode=self.keys_mode,
             waiting=waiting,
             **context,
@@ -82,6 +83,7 @@ def filters_from(params: Mapping[str, Any]) -> MemoryFilters:
     if status not in STATUS_CHOICES:
         raise BadRequest(f"status: no such choice {status!r}", param="status")
     return MemoryFilters(
+        org=_value(params, "org"),  # an operator's choice; listing refuses it to anyone else
         project=_value(params, "project"),
         user=_value(params, "user"),
         session=_value(params, "session"),
