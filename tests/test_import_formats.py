@@ -352,3 +352,19 @@ def test_a_key_imports_only_into_its_org_and_its_projects_and_reads_stdin(
         assert {(m["scope"]["org"], m["scope"]["project"], m["evidence"]) for m in listed} == {
             ("acme", "web", "imported")
         }
+
+
+def test_a_near_duplicate_line_merges_once_and_a_second_import_counts_nothing(
+    mnemo: RunningMnemo, tmp_path: Path, unique: Callable[[str], str]
+) -> None:
+    project = unique("near")
+    notes = tmp_path / "AGENTS.md"
+    notes.write_text("- Never edit the generated files by hand.\n- Never edit generated files by hand.\n")
+    first = imported(mnemo, "--from", "agents-md", "--project", project, str(notes))
+    assert [r["action"] for r in first["records"]] == ["insert", "merge"]
+    before = [(m["id"], m["seen_count"], m["last_seen_at"]) for m in mnemo.memories(project=project)]
+    assert len(before) == 1
+    again = imported(mnemo, "--from", "agents-md", "--project", project, str(notes))
+    assert (again["imported"], again["closed"]) == (0, 0)
+    assert [r["action"] for r in again["records"]] == ["unchanged", "merge"]
+    assert [(m["id"], m["seen_count"], m["last_seen_at"]) for m in mnemo.memories(project=project)] == before

@@ -3,8 +3,9 @@ is a user turn through the extractor (facts and rules with slots), the policy de
 and where, and the learner writes it (merge, supersede, insert, limits). The records say
 ``imported`` and point at the file, the line and the sha256 of the block.
 
-Importing the same file again changes nothing: a record already held as it is, or a line that
-already reads as a held record (what ``render`` wrote), is left alone. An edited line gives a new
+Importing the same file again changes nothing: a record already held as it is (its fingerprint,
+its slot's value, or a near-duplicate of a free-form one), or a line that already reads as a held
+record (what ``render`` wrote), is left alone, not even counted as seen again. An edited line gives a new
 value for its slot, which supersedes the old one. A line removed, or edited so that it no longer
 gives a record it gave before, closes the record it gave: the file was its source, and the file no
 longer says it (the record stays in the history, closed, as a superseded value does).
@@ -28,6 +29,7 @@ from proxy.importers.markdown import Block, Document, read_document
 from proxy.importers.render import rendered_line
 from proxy.importers.report import FileImportResult, LineOutcome, LineRefusal
 from proxy.lifespan import Services
+from proxy.memory.embeddings import Vectors
 from proxy.memory.store import ListQuery
 from proxy.worker.learner import Learner, WriteReport, to_memory
 from proxy.worker.queue import ExtractionJob
@@ -149,31 +151,50 @@ class _Run:
     async def write(self, memories: list[Memory]) -> None:
         store = self.services.store
         learner = Learner(shared_extractor(), self.services.embeddings, store, self.services.policies)
-        for memory in memories:
+        vectors = await self.services.embeddings.embed_many([m.text for m in memories])  # one row each
+        for memory, vector in zip(memories, vectors, strict=True):
             line = memory.source.message_index
-            same = self.held_fingerprints.get(memory.fingerprint)
             current = (
                 await store.current_in_slot(slot_key(memory.scope, memory.key, memory.qualifier))
-                if (memory.key)
+                if memory.key
                 else None
             )
-            if same is None and current is not None and _same(current.value, memory.value):
-                same = current
-            if same is not None:
-                self.stated.add(same.id)
-                self.result.add(_outcome(line, "unchanged", same))
+            held, action = await self._held_as(memory, current, vector)
+            if held is not None:  # already stands in the store: nothing is written, nothing counted
+                self.stated.add(held.id)
+                self.result.add(_outcome(line, action, held))
                 continue
-            action = "quarantined" if memory.status.value == "quarantined" else None
+            if memory.status.value == "quarantined":
+                action = "quarantined"
             if self.request.dry_run:
                 action = action or ("supersede" if current is not None else "insert")
             else:
-                action = action or await self._written(learner, memory)
+                action = action or await self._written(learner, memory, vector)
             if current is not None:  # replaced by its new value, not closed
                 self.stated.add(current.id)
             self.result.add(_outcome(line, action, memory))
 
-    async def _written(self, learner: Learner, memory: Memory) -> str:
-        (vector,) = await self.services.embeddings.embed_many([memory.text])
+    async def _held_as(
+        self, memory: Memory, current: Memory | None, vector: Vectors
+    ) -> tuple[Memory | None, str]:
+        """The held record that already says what ``memory`` says, and how: the same fact
+        ("unchanged": its fingerprint, or its slot's value), or a near-duplicate free-form one
+        ("merge", as learning would merge it, but not counted again: a file read twice is no
+        second sighting)."""
+        same = self.held_fingerprints.get(memory.fingerprint)
+        if same is None and current is not None and _same(current.value, memory.value):
+            same = current
+        if same is not None:
+            return same, "unchanged"
+        if memory.key is not None or memory.status.value == "quarantined":
+            return None, ""
+        nearest = await self.services.store.nearest_in_scope(memory.scope, memory.kind.value, vector)
+        threshold = self.services.policy.near_duplicate_similarity
+        if nearest is not None and nearest.similarity is not None and nearest.similarity >= threshold:
+            return nearest.memory, "merge"
+        return None, ""
+
+    async def _written(self, learner: Learner, memory: Memory, vector: Vectors) -> str:
         report = WriteReport()
         await learner.write(memory, vector, report)
         for name, action in (("superseded", "supersede"), ("merged", "merge"), ("written", "insert")):
