@@ -4,23 +4,28 @@ retention, reached by deletion, and shown under the memories' access rules."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import uuid
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 import redis
+import redis.asyncio as aioredis
 
-from core.scope import scope_tag
+from core.scope import Scope, scope_tag
 from harness.helpers import chat, injected_block, wait_until
+from harness.processes import Store
 from harness.upstream import UpstreamStub
 from policies.loader import load_policy, parse_policy
+from policies.model import TraceRetention
 from policies.yaml_check import PolicyError
-from proxy.memory.traces import INDEX_PREFIX, TRACE_PREFIX
+from proxy.memory.traces import INDEX_PREFIX, TRACE_PREFIX, CallTrace, TraceQuery, TraceStore
 from proxy.recall import estimate_tokens
 from tests.conftest import RunningMnemo, mnemo_on_own_store
 
@@ -130,6 +135,62 @@ def test_the_recent_calls_are_listed_newest_first_by_scope_with_a_cursor(
     bad = httpx.get(f"{mnemo.url}/mnemo/v1/requests", params={"cursor": "later"}, timeout=30)
     assert bad.status_code == 400 and bad.json()["error"]["param"] == "cursor"
     assert trace(mnemo, uuid.uuid4().hex).status_code == 404
+
+
+def _call(request_id: str, org: str, at: datetime) -> CallTrace:
+    return CallTrace(
+        id=request_id,
+        at=at,
+        api="openai.chat",
+        client=None,
+        model="m",
+        http_status=200,
+        status="ok",
+        mode="read",
+        scope=Scope(org=org, project="web", user="u", session="s"),
+        sources={"org": "principal", "project": "header", "user": "header", "session": "header"},
+        recall_status="ok",
+        recall_reason=None,
+        injected=[],
+        block_tokens=0,
+        forgotten=0,
+        overhead_ms=1.0,
+        queued=False,
+        not_queued_because="learning is off for this call",
+        turns={},
+    )
+
+
+def test_pages_neither_lose_nor_repeat_calls_made_in_the_same_millisecond(store: Store) -> None:
+    """Calls of one millisecond share a score in the index; a trace gone between pages (expired,
+    trimmed) must not shift the next page either."""
+    org, at = f"org-{uuid.uuid4().hex[:8]}", datetime.now(UTC)
+    times = [at, at, at, at, at + timedelta(seconds=1), at - timedelta(seconds=1), at]
+    ids = [f"r{n}" for n in range(len(times))]
+
+    async def run() -> list[list[str]]:
+        client = aioredis.Redis.from_url(store.url)
+        traces = TraceStore(client, "mnemo:mem:")
+        for request_id, when in zip(ids, times, strict=True):
+            await traces.keep(_call(request_id, org, when), TraceRetention())
+        pages: list[list[str]] = []
+        cursor = None
+        while True:
+            page = await traces.page(TraceQuery(org=org, project="web", limit=2, cursor=cursor))
+            pages.append([t["id"] for t in page.traces])
+            if len(pages) == 1:
+                await client.delete(f"{TRACE_PREFIX}{scope_tag(org)}:r3")  # gone meanwhile
+            if page.next_cursor is None:
+                break
+            cursor = page.next_cursor
+        await client.aclose()
+        return pages
+
+    pages = asyncio.run(run())
+    seen = [request_id for page in pages for request_id in page]
+    # newest first; within a millisecond, the index's own order (request id descending)
+    assert seen[:2] == ["r4", "r6"] and seen[-1] == "r5"
+    assert sorted(seen) == sorted(set(ids) - {"r3"}) and len(seen) == len(set(seen))
 
 
 def test_deleting_a_memory_takes_its_id_out_of_the_traces_and_a_scope_takes_its_traces(

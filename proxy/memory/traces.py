@@ -206,7 +206,7 @@ class TraceStore:
         index, member_prefix = _listing_index(query)
         top, skip = _cursor(query.cursor)
         found: list[dict[str, Any]] = []
-        position, offset, gone = (int(top) if top != "+inf" else -1, skip), skip, []
+        position, offset = (int(top) if top != "+inf" else -1, skip), skip
         while len(found) < query.limit:
             chunk: Any = await self._client.zrevrangebyscore(
                 index, top, "-inf", start=offset, num=_PAGE, withscores=True
@@ -217,20 +217,17 @@ class TraceStore:
                 for member, _ in chunk:
                     pipe.hgetall(f"{TRACE_PREFIX}{member_prefix}{text(member)}")
                 rows = await pipe.execute()
-            for (member, score), row in zip(chunk, rows, strict=True):
+            for (_, score), row in zip(chunk, rows, strict=True):
                 offset += 1
                 at = int(score)
                 position = (at, position[1] + 1) if at == position[0] else (at, 1)
-                if not row:
-                    gone.append(member)
+                if not row:  # expired, trimmed or deleted: its entry goes when the index is trimmed
                     continue
                 trace = shown(row)
                 if _matches(trace, query):
                     found.append(trace)
                     if len(found) == query.limit:
                         break
-        if gone:
-            await self._client.zrem(index, *gone)
         more = await self._client.zrevrangebyscore(index, top, "-inf", start=offset, num=1)
         return TracePage(found, f"{position[0]}.{position[1]}" if more else None)
 
