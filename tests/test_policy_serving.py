@@ -17,6 +17,7 @@ import redis
 from harness.helpers import chat, injected_block, jobs_added, wait_drained, wait_until
 from harness.processes import Store
 from harness.upstream import UpstreamStub
+from policies.secrets import secret_matcher
 from proxy.settings import Settings
 from tests.conftest import RunningMnemo, serve_mnemo, store_for_test
 
@@ -134,7 +135,7 @@ def test_a_bad_edit_while_serving_is_refused_and_the_old_policy_stays(
             "Sentry",
         ),
         (
-            "Email me at dana.smith@example.com about it.",
+            "Email me at dana.smith@fastmail.com about it.",
             "I prefer concise bullet points.",
             "concise bullet points",
         ),
@@ -172,9 +173,9 @@ def test_secrets_are_never_stored_and_the_benign_part_is_learned(
         f"{value} learned",
     )
     wait_drained(store.url, added + 1)  # the job is done, its text gone from the queue
-    words = secret.replace(",", " ").split()
-    sensitive = [part for part in words if len(part) >= 8 and any(c.isdigit() for c in part)]
-    sensitive = sensitive or [secret.split()[-1]]
+    # what the scanner cuts of the secret sentence is what must be found nowhere (each case has one)
+    sensitive = [secret[start:end] for start, end in secret_matcher().spans(secret)]
+    assert sensitive, secret
     values = b"\n".join(raw_values(store))
     for part in sensitive:
         assert part.encode() not in values, part
