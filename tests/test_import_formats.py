@@ -291,6 +291,10 @@ def test_claude_md_to_codex_to_agents_md_and_back_without_duplicates(
     assert b"pnpm" not in rewritten.replace(b"not npm", b"")
     assert mnemo_cli(mnemo, "render", "--write", str(agents)).stdout.startswith("unchanged:")
     assert agents.read_bytes() == rewritten
+    printed = mnemo_cli(mnemo, "render", "--project", project)  # no --write: the section on stdout
+    assert printed.returncode == 0 and printed.stdout.encode() == rewritten[len(mine) + 1 :]
+    claude_md = mnemo_cli(mnemo, "render", "--project", project, "--format", "claude-md").stdout
+    assert claude_md.splitlines()[1] == "## Memory (Mnemo)" and f"Project {project} uses yarn" in claude_md
 
 
 def test_the_api_takes_a_format_and_refuses_an_unknown_one(
