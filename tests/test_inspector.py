@@ -115,6 +115,14 @@ def test_taught_facts_are_found_read_and_corrected(
     expect(versions.nth(1)).to_contain_text("admin")
     expect(page.locator("h1")).to_have_text("This repo uses bun, not npm.")
     shot(page, "record")
+    # pinning changes the record in place: no new version, and it never expires
+    page.get_by_role("button", name="Pin (never expires)").click()
+    expect(page.get_by_role("status")).to_contain_text("Pinned")
+    expect(page.locator(".badge.pin")).to_have_text("pinned")
+    expect(versions).to_have_count(2)
+    pinned_id = page.url.rsplit("/", 1)[-1].split("?")[0]
+    shown = httpx.get(f"{mnemo.url}/mnemo/v1/memories/{pinned_id}", timeout=10).json()
+    assert shown["extra"]["pinned"] is True and shown["expires_at"] is None
     # and recall now gives the correction
     fresh_upstream.requests.clear()
     chat(mnemo.url, "which package manager do we use?", project)
