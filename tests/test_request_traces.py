@@ -63,9 +63,12 @@ def kept(mnemo: RunningMnemo, request_id: str, learned: bool = False) -> dict[st
 def test_a_recalled_fact_is_traced_with_its_scope_rank_block_and_what_learning_wrote(
     mnemo: RunningMnemo, fresh_upstream: UpstreamStub, unique: Callable[[str], str]
 ) -> None:
-    project = unique("traced")
-    taught = chat(mnemo.url, TEACH, project, **{"x-mnemo-session": "s1", "user-agent": "trace-test/1.0"})
-    assert taught.status_code == 200 and taught.headers["x-mnemo-recalled-ids"] == ""
+    project, user = unique("traced"), unique("dana")  # the shared store holds other users' standing records
+    said = {"x-mnemo-session": "s1", "x-mnemo-user": user, "user-agent": "trace-test/1.0"}
+    taught = chat(mnemo.url, TEACH, project, **said)
+    assert taught.status_code == 200
+    before = [i for i in taught.headers["x-mnemo-recalled-ids"].split(",") if i]  # org-wide records, if any
+    assert len(before) == int(taught.headers["x-mnemo-recalled"])
     (fact,) = [m for m in mnemo.wait_for_memories(1, project=project) if m["value"] == "pnpm"]
 
     teaching = kept(mnemo, taught.headers["x-mnemo-request-id"], learned=True)
@@ -76,16 +79,16 @@ def test_a_recalled_fact_is_traced_with_its_scope_rank_block_and_what_learning_w
         "openai.chat",
         200,
     )
-    assert teaching["scope"] == {"org": "local", "project": project, "user": "default", "session": "s1"}
+    assert teaching["scope"] == {"org": "local", "project": project, "user": user, "session": "s1"}
     assert teaching["scope_sources"] == {
         "org": "principal",
         "project": "header",
-        "user": "principal_default",
+        "user": "header",
         "session": "header",
     }
 
     fresh_upstream.requests.clear()
-    asked = chat(mnemo.url, ASK, project, **{"x-mnemo-user": "dana"})
+    asked = chat(mnemo.url, ASK, project)
     recalled = asked.headers["x-mnemo-recalled-ids"].split(",")
     assert fact["id"] in recalled and len(recalled) == int(asked.headers["x-mnemo-recalled"])
     block = injected_block(fresh_upstream.chat_requests()[-1])
@@ -98,8 +101,9 @@ def test_a_recalled_fact_is_traced_with_its_scope_rank_block_and_what_learning_w
     assert (entry["kind"], entry["level"]) == (fact["kind"], "project")
     assert given["block_tokens"] == estimate_tokens(block) > 0
     assert given["recall"] == {"status": "ok", "reason": None} and given["status"] == "ok"
-    assert given["scope"]["user"] == "dana" and given["scope"]["session"].startswith("conv-")
-    assert given["scope_sources"]["user"] == "header" and given["scope_sources"]["session"] == "derived"
+    assert given["scope"]["user"] == "default" and given["scope"]["session"].startswith("conv-")
+    assert given["scope_sources"]["user"] == "principal_default"
+    assert given["scope_sources"]["session"] == "derived"
 
     # ids, scores and sizes only: neither what was said nor what the memory says
     raw = json.dumps([teaching, kept(mnemo, asked.headers["x-mnemo-request-id"], learned=True)])
