@@ -11,8 +11,7 @@ from typing import Any
 
 import httpx
 
-from proxy.memories_cli import DEFAULT_URL
-from proxy.memories_client import CliError, ExitCode, check, print_json
+from proxy.memories_client import CliError, ExitCode, check, client_options, print_json
 from proxy.routes import MANAGEMENT_PREFIX
 from proxy.settings import default_data_dir
 from proxy.signing import data_dir_key, public_text
@@ -24,17 +23,7 @@ def add_parser(commands: Any) -> None:
     verify = sub.add_parser(
         "verify", help="walk the audit chain: exit 0 with its count, or 1 naming the first broken entry"
     )
-    verify.add_argument(
-        "--url",
-        default=os.environ.get("MNEMO_URL", DEFAULT_URL),
-        help=f"the server [MNEMO_URL; default {DEFAULT_URL}]",
-    )
-    verify.add_argument(
-        "--token",
-        default=os.environ.get("MNEMO_TOKEN"),
-        help="an admin Mnemo key in keys mode, sent as X-Mnemo-Key [MNEMO_TOKEN]",
-    )
-    verify.add_argument("--json", action="store_true", help="print JSON for scripts")
+    client_options(verify, token_help="local mode; keys mode needs an admin key")
     key = sub.add_parser("key", help="print the public key the data dir's exports are signed with")
     key.add_argument(
         "--data-dir",

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from core.errors import ConfigError, MnemoError
 from proxy import audit_cli, memories_cli
 from proxy.mcp import command as mcp_command
-from proxy.memories_cli import DEFAULT_URL
+from proxy.memories_client import DEFAULT_URL
 from proxy.observability import configure_logging
 from proxy.settings import ENV_VARS, Settings
 

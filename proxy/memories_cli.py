@@ -20,10 +20,16 @@ import httpx
 
 from proxy import memories_transfer, signed_transfer
 from proxy.importers import cli as importers_cli
-from proxy.memories_client import CliError, ExitCode, check, filter_params, print_json
+from proxy.memories_client import (
+    CliError,
+    ExitCode,
+    check,
+    client_options,
+    filter_params,
+    print_json,
+)
 from proxy.routes import MANAGEMENT_PREFIX
 
-DEFAULT_URL = "http://127.0.0.1:8080"
 LEVELS = ("org", "project", "user", "session")
 
 
@@ -36,20 +42,6 @@ def add_parser(commands: Any) -> None:
     _add_reading(sub)
     _add_changing(sub)
     _add_transfer(sub)
-
-
-def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--url",
-        default=os.environ.get("MNEMO_URL", DEFAULT_URL),
-        help=f"the server [MNEMO_URL; default {DEFAULT_URL}]",
-    )
-    parser.add_argument(
-        "--token",
-        default=os.environ.get("MNEMO_TOKEN"),
-        help="Mnemo key, sent as X-Mnemo-Key [MNEMO_TOKEN; default unset: local mode]",
-    )
-    parser.add_argument("--json", action="store_true", help="print JSON for scripts")
 
 
 def _filters(parser: argparse.ArgumentParser) -> None:
@@ -80,14 +72,14 @@ def _progress(parser: argparse.ArgumentParser) -> None:
 def _add_reading(sub: Any) -> None:
     """list, search, show."""
     listing = sub.add_parser("list", help="list memories, newest first")
-    _common(listing)
+    client_options(listing)
     _filters(listing)
     listing.add_argument("--limit", type=int, default=50, help="page size (1-1000)")
     listing.add_argument("--cursor", help="continue after a previous page")
     listing.add_argument("--all", action="store_true", help="follow every page")
 
     search = sub.add_parser("search", help="rank memories as recall would for a text, with scores")
-    _common(search)
+    client_options(search)
     search.add_argument("query")
     search.add_argument("--org")
     search.add_argument("--project")
@@ -96,14 +88,14 @@ def _add_reading(sub: Any) -> None:
     search.add_argument("--limit", type=int, default=10)
 
     show = sub.add_parser("show", help="one memory with every field and its history")
-    _common(show)
+    client_options(show)
     show.add_argument("id")
 
 
 def _add_changing(sub: Any) -> None:
     """edit, delete."""
     edit = sub.add_parser("edit", help="correct a memory (a new version supersedes it) or pin it")
-    _common(edit)
+    client_options(edit)
     edit.add_argument("id")
     edit.add_argument("--text", help="the corrected sentence (no flag: open $EDITOR)")
     edit.add_argument("--value", help="the corrected slot value")
@@ -113,7 +105,7 @@ def _add_changing(sub: Any) -> None:
     edit.add_argument("--reason", help="kept on the new version")
 
     remove = sub.add_parser("delete", help="delete memories everywhere: by id, by filter or a whole scope")
-    _common(remove)
+    client_options(remove)
     _filters(remove)
     remove.add_argument("ids", nargs="*", metavar="ID")
     remove.add_argument("--scope", metavar="LEVEL=VALUE", help="a whole scope, e.g. project=acme-web")
@@ -124,7 +116,7 @@ def _add_changing(sub: Any) -> None:
 def _add_transfer(sub: Any) -> None:
     """export, import (from Mnemo's JSON Lines or another tool's files), render."""
     export = sub.add_parser("export", help="export as JSON Lines (every field, schema-versioned)")
-    _common(export)
+    client_options(export)
     _filters(export)
     export.add_argument("-o", "--output", default="-", help="file to write (default stdout)")
     export.add_argument("--vectors", action="store_true", help="include vectors (import skips re-embedding)")
@@ -132,12 +124,12 @@ def _add_transfer(sub: Any) -> None:
     _progress(export)
 
     load = sub.add_parser("import", help="import JSON Lines; duplicates merge, bad lines are reported")
-    _common(load)
+    client_options(load)
     load.add_argument("file", help="a file (or, by --from, a folder), or - for stdin")
     load.add_argument("--dry-run", action="store_true", help="check and count, write nothing; show what")
     _progress(load)
     signed_transfer.add_import_flags(load)
-    importers_cli.add_arguments(load, sub, _common)
+    importers_cli.add_arguments(load, sub, client_options)
 
 
 # Running -------------------------------------------------------------------------------------------

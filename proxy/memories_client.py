@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import enum
 import json
+import os
 from typing import Any
 
 import httpx
@@ -26,6 +27,9 @@ class CliError(Exception):
     def __init__(self, message: str, code: ExitCode) -> None:
         super().__init__(message)
         self.code = code
+
+
+DEFAULT_URL = "http://127.0.0.1:8080"
 
 
 def check(response: httpx.Response) -> httpx.Response:
@@ -58,3 +62,18 @@ def filter_params(args: argparse.Namespace) -> dict[str, Any]:
 
 def print_json(value: Any) -> None:
     print(json.dumps(value, indent=2, ensure_ascii=False))
+
+
+def client_options(parser: argparse.ArgumentParser, token_help: str = "local mode") -> None:
+    """The flags every command that talks to a running server takes: where it is, the key, JSON."""
+    parser.add_argument(
+        "--url",
+        default=os.environ.get("MNEMO_URL", DEFAULT_URL),
+        help=f"the server [MNEMO_URL; default {DEFAULT_URL}]",
+    )
+    parser.add_argument(
+        "--token",
+        default=os.environ.get("MNEMO_TOKEN"),
+        help=f"Mnemo key, sent as X-Mnemo-Key [MNEMO_TOKEN; default unset: {token_help}]",
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON for scripts")

@@ -110,6 +110,31 @@ async def _topical(
     return [item for item in found if relevant(item, settings, asked)]
 
 
+async def search(
+    store: MemoryStore,
+    embeddings: EmbeddingService,
+    settings: RecallSettings,
+    scope: Scope,
+    text: str,
+    limit: int,
+    readable: frozenset[str],
+) -> list[ScoredMemory]:
+    """Rank what a request in ``scope`` would recall for ``text``, best first, with scores: the
+    management search, the inspector's and the MCP tool's. Unlike recall it applies no floor and
+    no budget, so a person can see why something was or was not given."""
+    query = RecallQuery(
+        scope=scope,
+        text=text,
+        vector=await embeddings.embed_one(text),
+        limit=limit,
+        candidates=max(settings.candidates, limit * 2),
+        text_weight=settings.text_weight,
+        vector_weight=settings.vector_weight,
+        readable=readable,
+    )
+    return await store.recall(query)
+
+
 def relevant(item: ScoredMemory, settings: RecallSettings, asked: frozenset[str] = frozenset()) -> bool:
     """A topical record is given only when the request is about it: it fills a slot the request
     names, or it is close enough in meaning, or it is among the best keyword matches and not far off

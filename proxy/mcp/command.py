@@ -6,7 +6,7 @@ import argparse
 import os
 from typing import Any
 
-from proxy.memories_cli import DEFAULT_URL
+from proxy.memories_client import DEFAULT_URL
 
 
 def add_parser(commands: Any) -> None:

@@ -18,7 +18,7 @@ from proxy.forget import forget
 from proxy.lifespan import Services
 from proxy.mcp.remember import remember
 from proxy.mcp.views import summary
-from proxy.memory.store import RecallQuery
+from proxy.recall import search
 from proxy.routes.admin import readable_memory
 from proxy.routes.common import mode_for
 
@@ -64,18 +64,14 @@ class LocalBackend:
         mode = await mode_for(services, scope, self.caller.mode)
         if not mode.recalls:
             return {"scope": scope.as_dict(), "data": [], "note": f"recall is {mode.value} for this scope"}
-        settings = services.recall_settings()
-        found = await services.store.recall(
-            RecallQuery(
-                scope=scope,
-                text=query,
-                vector=await services.embeddings.embed_one(query),
-                limit=limit,
-                candidates=max(settings.candidates, limit * 2),
-                text_weight=settings.text_weight,
-                vector_weight=settings.vector_weight,
-                readable=self.caller.principal.read,
-            )
+        found = await search(
+            services.store,
+            services.embeddings,
+            services.recall_settings(),
+            scope,
+            query,
+            limit,
+            self.caller.principal.read,
         )
         return {
             "scope": scope.as_dict(),

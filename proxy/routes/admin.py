@@ -26,7 +26,8 @@ from proxy.auth import Forbidden
 from proxy.forget import DeletionReceipt
 from proxy.lifespan import Services
 from proxy.memory.corrections import Correction, Origin, correct, set_pinned
-from proxy.memory.store import Cursor, ListQuery, RecallQuery
+from proxy.memory.store import Cursor, ListQuery
+from proxy.recall import search
 from proxy.routes import schemas
 from proxy.routes.common import request_id
 from proxy.routes.schemas import (
@@ -205,18 +206,8 @@ async def search_memories(
 ) -> SearchResults:
     query = listing(principal, MemoryFilters(org=org, project=project, user=user), changing=False)
     scope = Scope(org=query.org or principal.org, project=project, user=user, session=session)
-    settings = services.recall_settings()
-    found = await services.store.recall(
-        RecallQuery(
-            scope=scope,
-            text=q,
-            vector=await services.embeddings.embed_one(q),
-            limit=limit,
-            candidates=max(settings.candidates, limit * 2),
-            text_weight=settings.text_weight,
-            vector_weight=settings.vector_weight,
-            readable=query.readable,
-        )
+    found = await search(
+        services.store, services.embeddings, services.recall_settings(), scope, q, limit, query.readable
     )
     return SearchResults(
         object="list",

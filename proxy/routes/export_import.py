@@ -152,15 +152,7 @@ async def import_memories(
         str | None, QueryParameter(description="The file, as the records' source names it")
     ] = None,
 ) -> ImportResult | FileImportResult:
-    importer = Importer(
-        services.store,
-        services.embeddings,
-        principal,
-        secret_matcher(services.policy.secret_patterns),
-        dry_run=dry_run,
-        # one org (local mode) or an operator: ids are kept; a key among orgs: ids go into its org
-        keep_ids=principal.admin or services.policy.mode != "keys",
-    )
+    importer = importer_for(services, principal, dry_run)
     if from_format != "jsonl":
         asked = FileRequest(from_format, file or UPLOAD_NAME, project, dry_run)
         return await import_from(from_format, request.stream(), asked, services, principal, importer)
@@ -178,3 +170,16 @@ async def import_memories(
 
 
 ROUTES = [export, import_memories]
+
+
+def importer_for(services: Services, principal: Principal, dry_run: bool) -> Importer:
+    """The JSON Lines importer for this caller, the same for the API and the inspector."""
+    return Importer(
+        services.store,
+        services.embeddings,
+        principal,
+        secret_matcher(services.policy.secret_patterns),
+        dry_run=dry_run,
+        # one org (local mode) or an operator: ids are kept; a key among orgs: ids go into its org
+        keep_ids=principal.admin or services.policy.mode != "keys",
+    )

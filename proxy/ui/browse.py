@@ -12,7 +12,8 @@ from litestar.params import FromPath
 from core.errors import BadRequest
 from core.model import Memory
 from core.scope import Scope
-from proxy.memory.store import Cursor, RecallQuery
+from proxy.memory.store import Cursor
+from proxy.recall import search
 from proxy.routes.admin import MemoryFilters, listing, readable_memory
 from proxy.ui.view import STATUS_CHOICES, View, filter_fields, filters_from
 
@@ -45,18 +46,15 @@ async def ranked(view: View, filters: MemoryFilters, text: str) -> list[Row]:
         user=filters.user,
         session=filters.session,
     )
-    settings = view.services.recall_settings()
-    found = await view.services.store.recall(
-        RecallQuery(
-            scope=scope,
-            text=text,
-            vector=await view.services.embeddings.embed_one(text),
-            limit=SEARCH_LIMIT,
-            candidates=max(settings.candidates, SEARCH_LIMIT * 2),
-            text_weight=settings.text_weight,
-            vector_weight=settings.vector_weight,
-            readable=query.readable,
-        )
+    services = view.services
+    found = await search(
+        services.store,
+        services.embeddings,
+        services.recall_settings(),
+        scope,
+        text,
+        SEARCH_LIMIT,
+        query.readable,
     )
     return [Row(hit.memory, round(hit.score, 4), hit.similarity) for hit in found]
 

@@ -12,10 +12,9 @@ from litestar.di import NamedDependency
 from litestar.response import Stream
 
 from core.errors import BadRequest
-from policies.secrets import secret_matcher
-from proxy.portability import Importer, export_lines, import_lines
+from proxy.portability import export_lines, import_lines
 from proxy.routes.admin import MemoryFilters, listing
-from proxy.routes.export_import import EXPORT_MEDIA_TYPE
+from proxy.routes.export_import import EXPORT_MEDIA_TYPE, importer_for
 from proxy.ui.render import SECURITY_HEADERS
 from proxy.ui.view import View, filters_from
 
@@ -67,14 +66,7 @@ async def import_file(view: NamedDependency[View]) -> Response[str]:
         raise BadRequest("choose a file to import (JSON Lines, as an export writes it)", param="file")
     dry_run = form.get("dry_run") == "1"
     services, principal = view.services, view.principal
-    importer = Importer(
-        services.store,
-        services.embeddings,
-        principal,
-        secret_matcher(services.policy.secret_patterns),
-        dry_run=dry_run,
-        keep_ids=principal.admin or services.policy.mode != "keys",
-    )
+    importer = importer_for(services, principal, dry_run)
     report = await import_lines(_chunks(upload), importer)
     if not dry_run:
         counts = {"imported": report.imported, "merged": report.merged, "rejected": report.rejected}
