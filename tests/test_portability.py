@@ -5,7 +5,6 @@ queued extraction job that would have learned it again. Each test has its own st
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,7 +13,7 @@ import httpx
 import pytest
 import redis
 
-from harness.helpers import chat, injected_block, wait_until
+from harness.helpers import chat, injected_block, wait_drained, wait_until
 from harness.processes import Store
 from harness.upstream import UpstreamStub
 from proxy.settings import Settings
@@ -164,7 +163,7 @@ def test_export_then_import_into_a_fresh_store_recalls_the_same_records(
         for project, user, text in TEACH:
             chat(first.url, text, project, **{"x-mnemo-user": user})
         first.wait_for_memories(6)  # pnpm, then yarn superseding it, and four more
-        time.sleep(0.5)  # nothing else still being learned
+        wait_drained(first_store.url, len(TEACH))  # nothing else still being learned
         exported = _export(first)
         with_vectors = _export(first, vectors="true")
         before = _blocks(first, fresh_upstream)

@@ -9,6 +9,8 @@ import httpx
 import openai
 import pytest
 
+from harness.helpers import jobs_added, wait_drained
+from harness.processes import Store
 from harness.upstream import UpstreamStub, chat_chunks
 from tests.conftest import RunningMnemo
 
@@ -123,10 +125,15 @@ def test_other_v1_routes_pass_through_untouched(mnemo: RunningMnemo, fresh_upstr
 
 @pytest.mark.parametrize("before_first_token", [False, True])
 def test_a_client_that_disconnects_closes_the_upstream_within_a_second(
-    mnemo: RunningMnemo, fresh_upstream: UpstreamStub, unique: Callable[[str], str], before_first_token: bool
+    mnemo: RunningMnemo,
+    store: Store,
+    fresh_upstream: UpstreamStub,
+    unique: Callable[[str], str],
+    before_first_token: bool,
 ) -> None:
     fresh_upstream.first_chunk_delay_s = 5.0 if before_first_token else 0.0
     project = unique("disconnect")
+    added = jobs_added(store.url)
     body = {
         "model": "slow-model",
         "stream": True,
@@ -156,5 +163,5 @@ def test_a_client_that_disconnects_closes_the_upstream_within_a_second(
     # what the user said is learned; the reply cut short is not, though its first words state a fact
     (learned,) = mnemo.wait_for_memories(1, project=project)
     assert learned["value"] == "Vitest" and learned["source"]["role"] == "user"
-    time.sleep(0.5)
+    wait_drained(store.url, added + 1)  # the call's one job is done: nothing more will come of it
     assert [m["value"] for m in mnemo.memories(project=project)] == ["Vitest"]
