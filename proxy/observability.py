@@ -26,7 +26,12 @@ from core.scope import Scope
 
 LOG_FORMAT_TEXT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 # what every record has (and what formatting adds to it): the rest are the fields a call passed
-_STANDARD_ATTRIBUTES = frozenset(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {"message", "asctime"}
+# (uvicorn adds color_message, the same text with terminal colours: never a field of ours)
+_STANDARD_ATTRIBUTES = frozenset(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {
+    "message",
+    "asctime",
+    "color_message",
+}
 
 
 class JsonFormatter(logging.Formatter):
