@@ -3,6 +3,7 @@ upstream, filling a store directly, watching the job queue drain."""
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -15,6 +16,7 @@ import redis
 
 from core.model import Evidence, Kind, Memory, Source, new_id
 from core.scope import Scope
+from extractors import Extractor, Turn
 from harness.serving import RunningMnemo
 from harness.upstream import Recorded
 from proxy.recall import BLOCK_CLOSE, BLOCK_OPEN
@@ -153,3 +155,17 @@ def export_line(project: str, text: str, at: datetime, **fields: Any) -> dict[st
         "schema_version": 1,
         **fields,
     }
+
+
+def coined_names(extractor: Extractor, count: int, fact: Callable[[str], str]) -> list[str]:
+    """Made-up tool names no other fact has, each one the extractor reads a fact from when said as
+    ``fact(name)``. Tests about losing or keeping jobs use them: the extractor misses about one such
+    name in a thousand, which is extraction's business, and would otherwise pass for a lost job."""
+    names: list[str] = []
+    while len(names) < count:
+        drawn = ["zq" + "".join(random.choice("bcdfghjklmnprstvz") for _ in range(8)) for _ in range(count)]
+        found = extractor.extract_many([[Turn("user", fact(name), 0)] for name in drawn])
+        names += [
+            n for n, facts in zip(drawn, found, strict=True) if any(n in f.text_template for f in facts)
+        ]
+    return names[:count]

@@ -14,7 +14,6 @@ job learned twice.
 from __future__ import annotations
 
 import contextlib
-import random
 import re
 import threading
 import time
@@ -29,8 +28,7 @@ import pytest
 import redis
 
 from extractors import ClauseExtractor
-from extractors import Turn as ExtractedTurn
-from harness.helpers import injected_block, jobs_added, wait_drained_on, wait_until
+from harness.helpers import coined_names, injected_block, jobs_added, wait_drained_on, wait_until
 from harness.processes import (
     ExternalStore,
     MnemoProcess,
@@ -163,23 +161,6 @@ Turn = tuple[str, str, str]  # project, the fact's coined tool name, the proxy i
 
 def _fact(word: str) -> str:
     return f"We deploy with {word} to production."
-
-
-def _coined(extractor: ClauseExtractor, count: int) -> list[str]:
-    """Tool names no other fact has, each one the extractor reads a fact from. The extractor misses
-    about 1 coined name in 1,000 after "deploy with"; that is extraction's business, not this test's,
-    and without this a miss would pass for a lost job."""
-    names: list[str] = []
-    while len(names) < count:
-        words = [
-            "zq" + "".join(random.choice("bcdfghjklmnprstvz") for _ in range(8)) + "deploy"
-            for _ in range(count)
-        ]
-        found = extractor.extract_many([[ExtractedTurn("user", _fact(w), 0)] for w in words])
-        names += [
-            w for w, facts in zip(words, found, strict=True) if any(w in f.text_template for f in facts)
-        ]
-    return names[:count]
 
 
 def _send_concurrently(turns: list[Turn]) -> None:
@@ -315,7 +296,10 @@ def test_two_proxies_and_two_workers_share_one_store(
     tmp_path: Path, fresh_upstream: UpstreamStub, extractor: ClauseExtractor
 ) -> None:
     started = time.monotonic()
-    words = _coined(extractor, THREADS * TURNS_PER_THREAD)
+    words = [
+        w + "deploy"
+        for w in coined_names(extractor, THREADS * TURNS_PER_THREAD, lambda w: _fact(w + "deploy"))
+    ]
     with _cluster(tmp_path, fresh_upstream) as cluster:
         turns, learned = _traffic(cluster, words)
         assert turns[0][2] == cluster.urls[0]  # sent through A: B's cache holds only the question below

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import re
 import signal
 import time
@@ -21,7 +20,8 @@ from typing import Any
 import httpx
 import pytest
 
-from harness.helpers import wait_until
+from extractors import ClauseExtractor
+from harness.helpers import coined_names, wait_until
 from harness.processes import MnemoProcess, spawn_cli, stopping, wait_ready
 from harness.upstream import UpstreamStub
 from tests.conftest import free_port
@@ -61,7 +61,7 @@ def _learned(url: str, project: str) -> str:
 
 
 def test_a_killed_store_is_restarted_and_nothing_said_meanwhile_is_lost(
-    tmp_path: Path, fresh_upstream: UpstreamStub
+    tmp_path: Path, fresh_upstream: UpstreamStub, extractor: ClauseExtractor
 ) -> None:
     data_dir = tmp_path / "data"
     port = free_port()
@@ -71,7 +71,7 @@ def test_a_killed_store_is_restarted_and_nothing_said_meanwhile_is_lost(
     with stopping([served]):
         wait_ready(served, url)
         run = os.urandom(3).hex()
-        words = ["zq" + "".join(random.choice("bcdfghjklmnprstvz") for _ in range(8)) for _ in range(40)]
+        words = coined_names(extractor, 40, lambda w: f"We deploy with {w}deploy to production.")
         projects = [f"outage-{run}-{i}" for i in range(len(words))]
         first_pid = _store_pid(data_dir)
 
@@ -103,7 +103,7 @@ def test_a_killed_store_is_restarted_and_nothing_said_meanwhile_is_lost(
 
         wait_until(
             lambda: all(w in _learned(url, p) for w, p in zip(words, projects, strict=True)),
-            "every turn learned",
+            "every turn learned (missing: see the projects whose word is not listed)",
             timeout_s=90,
         )
         metrics = httpx.get(f"{url}/metrics", timeout=5).text

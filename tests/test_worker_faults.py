@@ -9,7 +9,6 @@ marker, as a reader that chokes on some unusual text would.
 from __future__ import annotations
 
 import asyncio
-import random
 import threading
 import uuid
 from collections.abc import Iterator
@@ -22,7 +21,7 @@ import redis
 from core.errors import StoreUnavailable
 from core.scope import Scope
 from extractors import Candidate, ClauseExtractor, Turn
-from harness.helpers import wait_until
+from harness.helpers import coined_names, wait_until
 from harness.processes import Store
 from policies import Policy, PolicyHolder
 from proxy.memory.embeddings import EmbeddingService, MiniLMOnnxEmbedder
@@ -150,7 +149,7 @@ def test_one_poison_job_among_good_ones_is_dead_lettered_alone(
     client = redis.Redis.from_url(own_store.url)
     dead_before = client.xlen(DEAD_LETTERS)
     run = uuid.uuid4().hex[:8]
-    words = ["zq" + "".join(random.choice("bcdfghjklmnprstvz") for _ in range(8)) for _ in range(31)]
+    words = coined_names(extractor, 31, lambda w: f"We deploy with {w}deploy to production.")
     # a project each: one project's new deploy tool would supersede the one before
     jobs = [_job(f"poison-{run}-{word}", f"We deploy with {word}deploy to production.") for word in words]
     jobs.insert(12, _job(f"poison-{run}", f"We deploy with {POISON} to production."))  # one batch of 32
