@@ -114,12 +114,14 @@ class Services:
             standing_max_tokens=budget.standing_max_tokens,
         )
 
-    async def ensure_store(self) -> bool:
-        """Open the index if an earlier attempt failed (store down at start); at most every few seconds."""
+    async def ensure_store(self, at_once: bool = False) -> bool:
+        """Open the index if an earlier attempt failed (store down at start). The relay tries at most
+        every few seconds, since it fails open anyway; ``at_once`` tries now, for callers that have
+        nothing to give without the store (an MCP tool call)."""
         if self.store_ready:
             return True
         now = time.monotonic()
-        if now - self._last_open_attempt < _STORE_RETRY_S:
+        if not at_once and now - self._last_open_attempt < _STORE_RETRY_S:
             return False
         self._last_open_attempt = now
         try:

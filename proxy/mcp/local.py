@@ -55,7 +55,7 @@ class LocalBackend:
         self.extractors = extractors
 
     async def _ready(self) -> None:
-        if not await self.services.ensure_store():
+        if not await self.services.ensure_store(at_once=True):
             raise StoreUnavailable("memory store unavailable; try again shortly")
 
     async def search(self, query: str, limit: int) -> dict[str, Any]:
