@@ -34,7 +34,7 @@ from extractors.vocabulary import load_vocabulary
 
 NAME = "mnemo.clauses.v1"
 # An agent's asides ("(exponential backoff, max 5 attempts)") are detail, and they break the parse.
-_PARENTHESES = re.compile(r"\s*\([^()]{0,200}\)")
+_PARENTHESES = re.compile(r"\s+\([^()]{0,200}\)")
 # Labels a line may open with besides the slots' own ("tests: make check", "note: ...").
 _LINE_LABELS = frozenset(
     [
@@ -194,6 +194,11 @@ class ClauseExtractor:
                 )
             for clause in clauses:
                 facts += self._clause_facts(clause, turn, techs, commands, hits, after_question)
+            if turn.role == "assistant":
+                # the report as a whole sentence stands for the clause readers' free-form parts
+                whole = self.readers.report_sentence(sent, clauses)
+                if whole:
+                    facts = [f for f in facts if f.key] + whole
             after_question = text.endswith("?")
             if turn.role == "user" and not any(f.kind == "procedural" for f in facts):
                 facts += self.readers.fragment_rules(sent, asked)

@@ -169,6 +169,27 @@ def test_the_agents_reports_are_facts_and_its_advice_is_not(extractor: ClauseExt
     assert "procedural" not in rules
 
 
+def test_a_report_keeps_what_the_agent_said_in_its_own_words(extractor: ClauseExtractor) -> None:
+    # the detail a report gives that fills no slot (a threshold, a prefix, a column type) is kept whole
+    checked = texts(
+        extractor, "Checked the schema: user ids are ULIDs, not UUIDs, stored as CHAR(26).", "assistant"
+    )
+    assert checked == ["S: user ids are ULIDs, not UUIDs, stored as CHAR(26)."], checked
+    did = texts(extractor, "Done. Upgraded Spring Boot from 2.7 to 3.2, build is green.", "assistant")
+    assert any(text.startswith("S: the agent upgraded Spring Boot from 2.7 to 3.2") for text in did), did
+    now = texts(extractor, "Coverage threshold is now enforced at 85% in pyproject.", "assistant")
+    assert any("85%" in text for text in now), now
+    # the outcome of this run, advice, plans and offers are not reports of how the project is
+    for said in (
+        "All 142 tests pass.",
+        "If you want, I can add a pre-commit hook that runs ruff.",
+        "You could move the secrets to Doppler and read them at boot.",
+        "Next I will migrate the remaining suites to vitest.",
+        "I fixed the typo in the README.",
+    ):
+        assert facts(extractor, said, "assistant") == [], said
+
+
 def test_rules_about_answers_belong_to_the_user(extractor: ClauseExtractor) -> None:
     (rule,) = extractor.extract([Turn("user", "dont use emojis in anything u write for me", 0)])
     assert rule.scope_level == "user" and "the user" in rule.text_template

@@ -16,9 +16,10 @@ from extractors.readers.commands import CommandReader
 from extractors.readers.common import Fact
 from extractors.readers.events import EventReader
 from extractors.readers.personal import PersonalReader
+from extractors.readers.reports import ReportSentences
 
 __all__ = ["Fact", "Readers"]
 
 
-class Readers(PersonalReader, EventReader, CommandReader):
+class Readers(PersonalReader, EventReader, CommandReader, ReportSentences):
     """Every reader, over one lexicon and one vocabulary."""
