@@ -19,6 +19,8 @@ from extractors.data import load
 CLASSES = frozenset(
     {
         "speech_verb",
+        "language_endonym",
+        "reply_verb_foreign",
         "condition_noun",
         "cognition_verb",
         "plan_verb",

@@ -190,6 +190,23 @@ def test_a_report_keeps_what_the_agent_said_in_its_own_words(extractor: ClauseEx
         assert facts(extractor, said, "assistant") == [], said
 
 
+def test_rules_written_as_notes_keep_their_words(extractor: ClauseExtractor) -> None:
+    # the tagger takes a note's first noun for a verb ("answers short", "bullets > paragraphs")
+    said = texts(extractor, "answers short pls. bullets > paragraphs. tabs not spaces")
+    assert said == ["S rule: Answers short.", "S rule: Bullets > paragraphs.", "S rule: Tabs not spaces."], (
+        said
+    )
+    kept = texts(extractor, "keep ur answers short, i read these on my phone mostly")
+    assert kept == ["S rule: Keep ur answers short."], kept
+    # a request in the language itself, for replies in it
+    (german,) = extractor.extract(
+        [Turn("user", "Bitte antworte immer auf Deutsch, auch wenn ich Englisch schreibe.", 0)]
+    )
+    assert (german.key, german.value, german.scope_level) == ("response_language", "Deutsch", "user")
+    for passing in ("fix this test pls, it's flaky", "no we're not on kubernetes, never were", "sounds good"):
+        assert facts(extractor, passing) == [], passing
+
+
 def test_rules_about_answers_belong_to_the_user(extractor: ClauseExtractor) -> None:
     (rule,) = extractor.extract([Turn("user", "dont use emojis in anything u write for me", 0)])
     assert rule.scope_level == "user" and "the user" in rule.text_template

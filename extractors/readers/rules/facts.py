@@ -138,6 +138,10 @@ class RuleBase(ReaderBase):
 
     @staticmethod
     def slot_text(key: str, value: str, text: str) -> str:
+        """A slotted rule keeps its words as said ("keep ur answers short", "tabs not spaces"): the
+        slot is for supersession; the words are what a later prompt should read."""
+        if text and value.lower() in text.lower():
+            return sentence(text)
         if key == "response_language":
             return f"{SUBJECT_MARK} wants replies in {value}."
         if key == "response_length":

@@ -4,7 +4,7 @@ naming: feature/<ticket>-short-desc")."""
 
 from __future__ import annotations
 
-from extractors.readers.common import Fact, Span, Token, pieces
+from extractors.readers.common import DEICTIC, Fact, Span, Token, pieces
 from extractors.readers.rules.facts import COMMAND
 from extractors.readers.rules.standing import StandingRules, without_please
 from extractors.render import plain, trim
@@ -73,13 +73,20 @@ class NoteRules(StandingRules):
         if merged:
             tokens = [*plain_before, *tokens]
         words = [t.lower_ for t in tokens]
-        if not _noted(tokens, words, merged):
+        # "tidyverse style please": a short note asked for
+        asked = (
+            any(t.lower_ in ("please", "pls", "plz") for t in piece)
+            and len(tokens) <= 6
+            and not any(t.tag_ == "VB" or t.lower_ in DEICTIC for t in tokens)  # not "fix this test pls"
+        )
+        if not _noted(tokens, words, merged, asked):
             return None
         scope = self.rule_scope(tokens)
         lemmas = {t.lemma_.lower() for t in tokens}
         commanded = any(COMMAND.match(t.text) for t in tokens)
         if not commanded and not lemmas & (self.lex["code_noun"] | self.lex["answer_word"]) - {"me"}:
-            if words[0] == "no" or not {"always", "only", "never"} & set(words):
+            instead = "not" in words[1:-1]  # "tabs not spaces": a choice, whatever it is about
+            if not instead and (words[0] == "no" or not {"always", "only", "never"} & set(words)):
                 return None  # "no fish either", "no dedicated ops person": said in passing
             scope = "user"  # "aisle seat always", "halal only": the person's own way
         body = plain(plain_before) + ", " + plain(said) if merged else plain(tokens)
@@ -128,16 +135,32 @@ class NoteRules(StandingRules):
         return [self.rule_fact(body, tokens, scope, list(sent), colon.i, "rules.note")]
 
 
-def _noted(tokens: list[Token], words: list[str], merged: bool) -> bool:
+def _noted(tokens: list[Token], words: list[str], merged: bool, asked: bool = False) -> bool:
     """Whether a piece is written as a rule: no clause of its own, and a mark of one ("only", "never",
-    "always", "X > Y", "X over Y", "from now on")."""
+    "always", "X > Y", "X over Y", "X not Y", "from now on"). ``asked``: the piece said "pls"."""
     kept = {t.i for t in tokens}
+    if ">" in words[1:-1] and tokens[words.index(">") - 1].is_alpha and tokens[words.index(">") + 1].is_alpha:
+        return True  # "bullets > paragraphs": however the tagger parsed it
     if len(words) < 2 or any(
-        t.dep_ in ("nsubj", "nsubjpass") and t.head.i in kept and t.head.pos_ in ("VERB", "AUX")
+        t.dep_ in ("nsubj", "nsubjpass")
+        and t.head.i in kept
+        and t.head.pos_ in ("VERB", "AUX")
+        and t.head.dep_ not in ("relcl", "acl", "advcl", "ccomp")  # "no emojis in anything you write"
         for t in tokens
     ):
         return False
-    if any(t.pos_ in ("VERB", "AUX") and t.tag_ in ("VBD", "VBZ", "MD") for t in tokens):
+    # a finite verb with its subject makes a clause; a "verb" without one is a noun the tagger took
+    # for a verb ("answers short", "bullets > prose", "no emojis in ...")
+    if any(
+        t.pos_ in ("VERB", "AUX")
+        and t.tag_ in ("VBD", "VBZ", "MD")
+        and (
+            t.tag_ == "MD"
+            or t.pos_ == "AUX"
+            or any(c.dep_ in ("nsubj", "nsubjpass", "expl") for c in t.children)
+        )
+        for t in tokens
+    ):
         return False
     if words[0] == "no" and words[1] in _NO_PHRASES:
         return False
@@ -148,8 +171,12 @@ def _noted(tokens: list[Token], words: list[str], merged: bool) -> bool:
         p in text for p in ("from now on", "going forward")
     ):
         over = False
+    # "tabs not spaces", "fish not bash": one thing over another, both named
+    instead = "not" in words[1:-1] and tokens[words.index("not") + 1].pos_ in ("NOUN", "PROPN", "ADJ")
     marked = (
         merged
+        or asked
+        or instead
         or words[0] in ("no", "never", "always", "only")
         or words[-1] in ("only", "always", "never")
         or "only" in words[1:3]

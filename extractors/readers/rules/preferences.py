@@ -81,6 +81,35 @@ class RuleReader(NoteRules):
             )
         ]
 
+    def reply_language(self, sent: Span) -> list[Fact]:
+        """ "Bitte antworte immer auf Deutsch", "responde siempre en español": a request, in the language
+        itself, for replies in it (the parser reads English only; the words are data)."""
+        words = [t.lower_ for t in sent]
+        named = next((t for t in sent if t.lower_ in self.lex["language_endonym"]), None)
+        if named is None or sent.text.rstrip().endswith("?"):
+            return []
+        asked = set(words) & self.lex["reply_verb_foreign"] or (
+            set(words) & (self.lex["answer_word"] - {"me"})
+            and named.i > 0
+            and sent.doc[named.i - 1].lower_ == "in"
+        )
+        if not asked:
+            return []
+        said = sent.text.strip()
+        return [
+            Fact(
+                kind="semantic",
+                scope="user",
+                key="response_language",
+                value=named.text,
+                text=f'{SUBJECT_MARK} wants replies in {named.text} (as asked: "{said}").',
+                span=said,
+                reader="rules.reply_language",
+                confidence=0.85,
+                anchor=named.i,
+            )
+        ]
+
     def _shapes_output(self, clause: Clause) -> bool:
         """ "I like my answers short", "I want responses in German": about the assistant's output."""
         words = {t.lower_ for t in clause.tokens} | {t.lemma_.lower() for t in clause.tokens}
