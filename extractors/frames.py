@@ -34,6 +34,7 @@ About = Literal[
     "pointing",
     "thing",
     "none",
+    "implied",
 ]
 Mood = Literal["statement", "imperative", "question", "fragment"]
 

@@ -118,7 +118,9 @@ class ClauseExtractor:
         found: list[list[Read]] = [[] for _ in batches]
         asked = [self._asked(turns) for turns in batches]
         first_line: set[int] = set()
-        for unit, doc in zip(units, self.nlp.pipe([u.line for u in units], batch_size=64), strict=True):
+        docs = list(self.nlp.pipe([u.line for u in units], batch_size=64))
+        docs = self._run_ons_cut(units, docs)
+        for unit, doc in zip(units, docs, strict=True):
             # only the first line of the first user turn can answer the question before it
             question = (
                 asked[unit.batch] if unit.turn.role == "user" and unit.batch not in first_line else None
@@ -133,6 +135,37 @@ class ClauseExtractor:
             candidates += lessons(turns, candidates, NAME)
             results.append(dedupe(candidates))
         return results
+
+    def _run_ons_cut(self, units: list[_Unit], docs: list[Any]) -> list[Any]:
+        """ "I'm type 1 diabetic so meal plans need carb counts": the small parser reads a run-on's
+        "so" as a preposition and loses the statement before it. A "so" that starts a clause (not
+        "so good", "so much") is cut into a sentence of its own, and the line parsed again."""
+        again: dict[int, str] = {}
+        for n, (unit, doc) in enumerate(zip(units, docs, strict=True)):
+            if unit.turn.role != "user":
+                continue
+            cuts = [
+                t.idx
+                for t in doc
+                if t.lower_ == "so"
+                and 2 <= t.i < len(doc) - 2
+                and doc[t.i + 1].pos_ not in ("ADJ", "ADV", "PUNCT", "SCONJ")
+                and doc[t.i - 1].lower_
+                not in ("and", "or", "not", "just", "even", "do", "is", "think", "hope")
+                and doc[t.i - 1].pos_ != "PUNCT"
+                and t.dep_ != "advmod"
+            ]
+            if cuts:
+                line = unit.line
+                for at in reversed(cuts):
+                    line = f"{line[:at].rstrip()}. {line[at:]}"
+                again[n] = line
+        if not again:
+            return docs
+        for n, doc in zip(again, self.nlp.pipe(again.values(), batch_size=64), strict=True):
+            units[n].line = again[n]
+            docs[n] = doc
+        return docs
 
     def _asked(self, turns: list[Turn]) -> tuple[str, str | None, str, dict[str, str]] | None:
         """The question the reply before the user's turn asked, if it names a slot."""
@@ -221,6 +254,8 @@ class ClauseExtractor:
                         f for f in facts if f.kind != "procedural" and f.scope == "project" and f.key
                     ] + exceptions
             facts = unique_slots(facts)
+            if turn.role == "user":
+                facts += self.readers.stack_note(sent, facts)
             reads += [Read(f, turn, text, correcting, placed=placed or {}) for f in facts]
             if correcting and not any(f.key for f in facts):
                 bare = bare_value(sent, techs, commands)

@@ -207,6 +207,18 @@ def test_rules_written_as_notes_keep_their_words(extractor: ClauseExtractor) -> 
         assert facts(extractor, passing) == [], passing
 
 
+def test_a_stack_statement_naming_more_than_its_slots_is_kept_as_said(extractor: ClauseExtractor) -> None:
+    said = "backend is django with celery, and billing events go through our internal zorblex queue"
+    found = texts(extractor, said)
+    assert (
+        "S: backend is django with celery, and billing events go through the team's internal zorblex queue."
+        in (found)
+    ), found
+    assert ("backend_framework", "django") in facts(extractor, said)
+    # what the slots say in full is not said twice
+    assert texts(extractor, "we use postgres") == ["S uses postgres (PostgreSQL) as its database."]
+
+
 def test_rules_about_answers_belong_to_the_user(extractor: ClauseExtractor) -> None:
     (rule,) = extractor.extract([Turn("user", "dont use emojis in anything u write for me", 0)])
     assert rule.scope_level == "user" and "the user" in rule.text_template

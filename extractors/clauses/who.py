@@ -36,6 +36,9 @@ _TIMES = WEEKDAYS | frozenset(
 )
 
 
+POSSESSIVE = frozenset({"my", "mine", "our", "his", "her", "their", "your", "its"})
+
+
 class WhoReader:
     """Who a clause is about, from its subject and the words around it."""
 
@@ -84,6 +87,16 @@ class WhoReader:
             if noun in lex["person_noun"]:
                 return "third"
             return "project"
+        owner = next((c for c in subject.children if c.dep_ == "poss" and c.lower_ not in POSSESSIVE), None)
+        if owner is not None and not possessors & {"his", "her", "their", "your"}:
+            # "my wife's name is Adaeze", "mum's name is Pauline": said of the speaker's own
+            owned = any(g.dep_ == "poss" and g.lower_ in ("my", "our") for g in owner.children)
+            kin = owner.lemma_.lower() in lex["kin_noun"] or owner.lower_ in lex["kin_noun"]
+            bare = not any(g.dep_ in ("poss", "det") for g in owner.children)
+            if kin and (owned or bare):
+                return "family"
+            if owner.lemma_.lower() in lex["pet_noun"] and (owned or bare):
+                return "pet"
         if possessors & {"his", "her", "their", "your"} or any(
             c.dep_ == "poss" and not _time_word(c) for c in subject.children
         ):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from extractors.readers.commands import CommandReader
 from extractors.readers.common import Fact
+from extractors.readers.context import ContextNotes
 from extractors.readers.events import EventReader
 from extractors.readers.personal import PersonalReader
 from extractors.readers.reports import ReportSentences
@@ -21,5 +22,5 @@ from extractors.readers.reports import ReportSentences
 __all__ = ["Fact", "Readers"]
 
 
-class Readers(PersonalReader, EventReader, CommandReader, ReportSentences):
+class Readers(PersonalReader, EventReader, CommandReader, ReportSentences, ContextNotes):
     """Every reader, over one lexicon and one vocabulary."""

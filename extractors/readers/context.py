@@ -1,0 +1,57 @@
+"""The stack as said, when the slots miss part of it: "homelab: proxmox cluster on two nodes, truenas
+scale for storage, everything behind tailscale". The stack readers fill one slot per product they
+know; a sentence they read as a statement of the stack that also names things they do not know (an
+internal service, a board, a product missing from the vocabulary, a version) is kept whole beside
+those slots, so the rest is not lost."""
+
+from __future__ import annotations
+
+import re
+
+from extractors.readers.common import Fact, ReaderBase, Span, Token, joined
+from extractors.readers.rules.facts import COMMAND, in_third_person
+from extractors.render import SUBJECT_MARK, sentence, trim
+
+_MAX_WORDS = 45
+_PRONOUNS = frozenset({"i", "im", "i'm", "we", "our", "us", "my", "me", "you", "u", "it", "they"})
+
+
+class ContextNotes(ReaderBase):
+    """A statement of the stack kept as said, when it names more than its slots hold."""
+
+    def stack_note(self, sent: Span, facts: list[Fact]) -> list[Fact]:
+        stack = [f for f in facts if f.scope == "project" and f.reader.startswith("stack.")]
+        if not stack or any(f.reader == "stack.context" for f in facts):
+            return []
+        tokens = trim([t for t in sent if not t.is_space])
+        text = joined(tokens)
+        if "?" in text or len(tokens) > _MAX_WORDS or len(tokens) < 4:
+            return []
+        told = " ".join(f"{f.value} {f.text} {f.previous} {f.other} {f.when}" for f in facts).lower()
+        if not any(self._detail(t) and t.lower_ not in told for t in tokens):
+            return []  # the slots say it all
+        said = in_third_person(text)
+        return [
+            Fact(
+                kind="semantic",
+                scope="project",
+                key=None,
+                value=said,
+                text=sentence(f"{SUBJECT_MARK}: {said}"),
+                span=text,
+                reader="stack.context",
+                confidence=0.6,
+                anchor=tokens[0].i,
+            )
+        ]
+
+    def _detail(self, token: Token) -> bool:
+        """A word a later session could not guess: a name, a version, a coined word."""
+        if token.is_punct or token.lower_ in _PRONOUNS or len(token.text) < 2 or COMMAND.match(token.text):
+            return False
+        if any(ch.isdigit() for ch in token.text) or re.search(r"[A-Za-z][.+#_/-][A-Za-z0-9]", token.text):
+            return True
+        common = self.lex["project_noun"] | self.lex["code_noun"]
+        if token.lower_ in common or token.lemma_.lower() in common:
+            return False  # "repo", "backend", "config": words of the trade, not names
+        return token.pos_ == "PROPN" or (token.is_alpha and token.lower_ not in self.known_words)
