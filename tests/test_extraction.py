@@ -219,6 +219,35 @@ def test_a_stack_statement_naming_more_than_its_slots_is_kept_as_said(extractor:
     assert texts(extractor, "we use postgres") == ["S uses postgres (PostgreSQL) as its database."]
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        "never a dull moment !",
+        "ugh , not me .",
+        "must be nice , no commute .",
+        "give me a beach any day .",
+        "don't give me any shots .",
+        "we should all go someday .",
+        "i never got over it .",
+        "i have to run .",
+        "i am about to go to bed actually .",
+        "i hiked there last spring .",
+    ],
+)
+def test_banter_is_not_a_rule_or_a_fact(extractor: ClauseExtractor, said: str) -> None:
+    # chit-chat between people (the persona-chat sets): idioms, jokes and this moment's plans
+    assert facts(extractor, said) == []
+
+
+def test_a_standing_order_about_the_person_is_still_a_rule(extractor: ClauseExtractor) -> None:
+    assert texts(extractor, "always put me in an aisle seat") == [
+        "S rule: Always put the user in an aisle seat."
+    ]
+    assert texts(extractor, "give me the code first and the explanation after") == [
+        "S rule: Give the user the code first and the explanation after."
+    ]
+
+
 def test_rules_about_answers_belong_to_the_user(extractor: ClauseExtractor) -> None:
     (rule,) = extractor.extract([Turn("user", "dont use emojis in anything u write for me", 0)])
     assert rule.scope_level == "user" and "the user" in rule.text_template

@@ -111,8 +111,10 @@ class EventReader(StackReader):
             if c.dep_ in ("dobj", "prep", "attr", "acomp", "xcomp", "advmod", "prt", "npadvmod")
             and c.lower_ not in ("just", "finally", "also", "so", "recently", "only", "still")
         ]
-        if not objects:
-            return []
+        if not objects or all(
+            c.lower_ in DEICTIC or _TIME.fullmatch(joined(list(c.subtree)).lower()) for c in objects
+        ):
+            return []  # "I hiked there last spring": where is in another message
         text = _event_text(clause)
         if not text or len(text.split()) > 30:
             return []

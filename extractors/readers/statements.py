@@ -169,6 +169,13 @@ class StatementReader(RuleReader):
             ):
                 return False  # a product the speaker uses is the stack reader's
             del words
+        if any(c.lower_ == "about" and any(x.dep_ == "xcomp" for x in c.children) for c in content):
+            return False  # "about to go to bed"
+        if head.lemma_ == "have" and any(
+            c.dep_ == "xcomp" and not any(x.dep_ in ("dobj", "prep", "attr", "acomp") for x in c.children)
+            for c in head.children
+        ):
+            return False  # "I have to run": this moment's need
         if head.lemma_ == "be" and not any(c.dep_ in ("attr", "acomp", "prep") for c in content):
             return clause.about == "implied"
         return True

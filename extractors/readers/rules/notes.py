@@ -85,7 +85,7 @@ class NoteRules(StandingRules):
         lemmas = {t.lemma_.lower() for t in tokens}
         commanded = any(COMMAND.match(t.text) for t in tokens)
         if not commanded and not lemmas & (self.lex["code_noun"] | self.lex["answer_word"]) - {"me"}:
-            instead = "not" in words[1:-1]  # "tabs not spaces": a choice, whatever it is about
+            instead = "not" in words[1:-1] and words[words.index("not") - 1] not in ("me", "i", "us", "it")
             if not instead and (words[0] == "no" or not {"always", "only", "never"} & set(words)):
                 return None  # "no fish either", "no dedicated ops person": said in passing
             scope = "user"  # "aisle seat always", "halal only": the person's own way
@@ -155,7 +155,7 @@ def _noted(tokens: list[Token], words: list[str], merged: bool, asked: bool = Fa
         t.pos_ in ("VERB", "AUX")
         and t.tag_ in ("VBD", "VBZ", "MD")
         and (
-            t.tag_ == "MD"
+            t.tag_ in ("MD", "VBD")
             or t.pos_ == "AUX"
             or any(c.dep_ in ("nsubj", "nsubjpass", "expl") for c in t.children)
         )
@@ -172,7 +172,15 @@ def _noted(tokens: list[Token], words: list[str], merged: bool, asked: bool = Fa
     ):
         over = False
     # "tabs not spaces", "fish not bash": one thing over another, both named
-    instead = "not" in words[1:-1] and tokens[words.index("not") + 1].pos_ in ("NOUN", "PROPN", "ADJ")
+    instead = (
+        "not" in words[1:-1]
+        and tokens[words.index("not") + 1].pos_ in ("NOUN", "PROPN", "ADJ")
+        and tokens[words.index("not") - 1].pos_ in ("NOUN", "PROPN", "ADJ")
+    )
+    if words[0] in ("never", "no", "only") and (tokens[1].lower_ in ("a", "an") or tokens[1].pos_ == "INTJ"):
+        return False  # "never a dull moment", "only hello and ...": said in passing
+    if tokens[0].pos_ == "INTJ" or words[0] in ("ugh", "lol", "haha", "oh", "well"):
+        return False  # "ugh, not me"
     marked = (
         merged
         or asked

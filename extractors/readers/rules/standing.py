@@ -13,6 +13,7 @@ from extractors.render import SUBJECT_MARK, plain, third_person, trim
 _QUANTIFIERS = frozenset({"all", "every", "each", "any", "new", "no", "everything", "anything", "only"})
 _PERMISSION = frozenset({"ask", "check", "tell", "confirm", "discuss", "ping", "run", "test", "asking"})
 _UNIVERSAL = frozenset({"all", "every", "each", "any", "no"})
+_SOMEDAY = frozenset({"someday", "sometime", "eventually", "oneday"})
 _WHEN_MARKS = frozenset({"when", "whenever", "if", "before", "after", "once", "while", "until"})
 # imperatives that are not rules: "don't worry", "never mind", "thank you"
 _NOT_RULES = frozenset(
@@ -63,6 +64,8 @@ class StandingRules(RuleBase):
             return request
         if clause.hedged or clause.planned or clause.conditional or clause.reported:
             return []
+        if any(t.lower_ in _SOMEDAY for t in clause.head.sent):
+            return []  # "we should all go someday": a wish, not a rule
         if clause.head.dep_ == "advcl" and any(
             c.dep_ in ("mark", "advmod") and c.lower_ in _WHEN_MARKS for c in clause.head.children
         ):
@@ -86,12 +89,28 @@ class StandingRules(RuleBase):
             body = self._norm(clause, tokens)
         if not body:
             return []
+        if clause.mood == "imperative" and (clause.modal is not None or not self._for_every_time(clause)):
+            return []  # "must be nice": a modal is no order
         if not body.startswith(SUBJECT_MARK) and clause.mood != "question":
             tokens = without_please(trim(contiguous(clause)))
             body = plain(tokens)  # as said, with its asides
         # what the whole sentence is about decides whose rule it is ("assume fish when you give me commands")
         scope = self.rule_scope([t for t in clause.head.sent if not t.is_space])
         return [self.rule_fact(body, tokens, scope, clause.tokens, clause.head.i, "rules.standing")]
+
+    def _for_every_time(self, clause: Clause) -> bool:
+        """An order to the assistant about the person themselves ("give me a beach any day", "don't
+        give me any shots") is banter, unless it is about answers or code or said for every time
+        ("always put me in an aisle seat")."""
+        tokens = [t for t in clause.head.sent if not t.is_space]
+        if self.rule_scope(tokens) != "user" or not any(t.lower_ in ("me", "i") for t in clause.tokens):
+            return True
+        words = {t.lower_ for t in tokens} | {t.lemma_.lower() for t in tokens}
+        if words & ((self.lex["answer_word"] - {"me"}) | self.lex["code_noun"] | self.lex["language_name"]):
+            return True
+        return bool(words & {"always", "never", "whenever", "every", "anymore", "default"}) or (
+            "from now on" in clause.head.sent.text.lower()
+        )
 
     def _imperative(self, clause: Clause, tokens: list[Token]) -> str | None:
         """An order that is a rule, as said; None for an order about the task at hand."""
@@ -187,6 +206,8 @@ class StandingRules(RuleBase):
         if any(c.dep_ == "dobj" and c.lower_ in DEICTIC for c in clause.head.children):
             return None  # "we use it for everything"
         duty = clause.modal in ("must", "should", "shall") or _has_to(clause.head)
+        if duty and clause.subject is None:
+            return None  # "must be nice": said of nothing
         if clause.about == "group":
             return self._habit(clause, tokens, duty)
         if clause.about in ("project", "thing"):
