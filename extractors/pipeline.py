@@ -255,7 +255,7 @@ class ClauseExtractor:
                     ] + exceptions
             facts = unique_slots(facts)
             if turn.role == "user":
-                facts += self.readers.stack_note(sent, facts)
+                facts += self.readers.stack_note(sent, facts, asked)
             reads += [Read(f, turn, text, correcting, placed=placed or {}) for f in facts]
             if correcting and not any(f.key for f in facts):
                 bare = bare_value(sent, techs, commands)

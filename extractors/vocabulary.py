@@ -261,8 +261,8 @@ class TechMarker:
             name = doc.vocab.strings[match_id]
             found.append(Span(doc, start, end, label=self._category[name], kb_id=name))
         # sentences that name a product unambiguously lend the ambiguous names in them some trust
-        anchored = {span.sent.start for span in found if not self._is_ambiguous(span)}
-        spans = [s for s in found if not self._is_ambiguous(s) or self._plausible(s, anchored)]
+        anchors = [span for span in found if not self._is_ambiguous(span)]
+        spans = [s for s in found if not self._is_ambiguous(s) or self._plausible(s, _anchored(s, anchors))]
         # "node:test", "react/jsx-runtime": a module of the product, named as a path, not the product
         spans = [
             s
@@ -293,7 +293,27 @@ class TechMarker:
             self._word_forms[span.kb_id_] = words
         return not words or span.text.lower() in words
 
-    def _plausible(self, span: Any, anchored: set[int]) -> bool:
+    def _named_for_slot(self, root: Any) -> bool:
+        """ "our warehouse is snowflake", "we're on drizzle now": the copula says what the name is."""
+        head = root.head
+        if root.dep_ not in ("attr", "acomp", "pobj") or head.i == root.i:
+            return False
+        if root.dep_ == "pobj":
+            if head.lower_ != "on" or head.head.lemma_ != "be":
+                return False
+            subject = next((c for c in head.head.children if c.dep_ == "nsubj"), None)
+            return subject is not None and subject.lower_ in ("we", "i", "it", "everything")
+        if head.lemma_ != "be":
+            return False
+        subject = next((c for c in head.children if c.dep_ == "nsubj"), None)
+        if subject is None:
+            return False
+        label = " ".join(
+            [*(c.lower_ for c in subject.children if c.dep_ in ("compound", "amod")), subject.lower_]
+        )
+        return label in self._labels or subject.lemma_.lower() in self._labels
+
+    def _plausible(self, span: Any, anchored: bool) -> bool:
         """An ordinary word that is also a product name ("go", "rails") is taken as the product when
         something around it says so."""
         root = span.root
@@ -306,7 +326,7 @@ class TechMarker:
             root.dep_ in ("amod", "compound", "nmod") and root.head._.tech is None and root.head.i > root.i
         )
         if (
-            span.sent.start in anchored
+            anchored
             and not describes
             and (
                 root.pos_ in ("NOUN", "PROPN", "X", "ADJ")
@@ -323,7 +343,7 @@ class TechMarker:
         after = doc[span.end] if span.end < len(doc) else None
         if after is not None and VERSION.match(after.text):
             return True
-        if span.sent.start in anchored:
+        if anchored or self._named_for_slot(root):
             return True
         if before == "in" and self._category[span.kb_id_] == "language":
             return True  # "firmware in rust", "written in go"
@@ -331,6 +351,33 @@ class TechMarker:
         if following[:1] == ["for"] and len(following) > 1 and following[1] in self._labels:
             return True  # "temporal for the workflows": a product, named for its slot
         return _used(root)
+
+
+_BETWEEN_PRODUCTS = frozenset(
+    {"instead", "not", "than", "rather", "vs", "versus", "w/", "plus", "then", "to"}
+)
+
+
+def _anchored(span: Any, anchors: list[Any]) -> bool:
+    """An ambiguous name beside a product named unambiguously, in the same list or phrase ("bun +
+    discord.js", "switched from pnpm to yarn"), is a product too; one elsewhere in the sentence ("keep
+    it quick - whats the shortcut ... in vscode") is not lent that trust."""
+    for anchor in anchors:
+        if anchor.sent.start != span.sent.start:
+            continue
+        between = (
+            span.doc[span.end : anchor.start]
+            if anchor.start >= span.end
+            else span.doc[anchor.end : span.start]
+        )
+        if len(between) <= 3 and all(
+            t.is_punct or t.pos_ in ("CCONJ", "ADP") or t.lower_ in _BETWEEN_PRODUCTS for t in between
+        ):
+            return True  # "bun + discord.js", "from pnpm to yarn", "react w/ vite"
+        a, b = anchor.root, span.root
+        if a.head.i == b.i or b.head.i == a.i or a.head.i == b.head.i:
+            return True  # one governs the other, or both belong to one word ("Yarn is ..., not pnpm")
+    return False
 
 
 def _counted_or_dated(span: Any, before: str) -> bool:
@@ -360,6 +407,7 @@ def _used(root: Any) -> bool:
         "compound",
         "attr",
         "oprd",
+        "nmod",
     ):
         head = head.head
         if head.lemma_ in _TECH_VERBS:

@@ -248,6 +248,14 @@ def test_a_standing_order_about_the_person_is_still_a_rule(extractor: ClauseExtr
     ]
 
 
+def test_an_ordinary_word_is_a_product_only_beside_one(extractor: ClauseExtractor) -> None:
+    # "quick", "shortcut" and "split" are products too; a product named elsewhere in the sentence
+    # ("vscode") does not make them so
+    said = "bit sick today so keep it quick - whats the shortcut to split the terminal in vscode"
+    assert [key for key, _ in facts(extractor, said) if key] == []
+    assert ("package_manager", "Yarn") in facts(extractor, "Yarn is our package manager now, not pnpm.")
+
+
 def test_rules_about_answers_belong_to_the_user(extractor: ClauseExtractor) -> None:
     (rule,) = extractor.extract([Turn("user", "dont use emojis in anything u write for me", 0)])
     assert rule.scope_level == "user" and "the user" in rule.text_template

@@ -78,6 +78,8 @@ class WhoReader:
                 return "pet"
             if noun in lex["person_noun"]:
                 return "third"
+            if noun in lex["project_noun"] and any(t._.tech for t in subject.head.subtree if t.i > subject.i):
+                return "project"  # "my discord bot runs on bun": the speaker's project, said with its stack
             return "speaker_thing"
         if possessors & {"our"}:
             if noun in lex["kin_noun"]:

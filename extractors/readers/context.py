@@ -19,9 +19,10 @@ _PRONOUNS = frozenset({"i", "im", "i'm", "we", "our", "us", "my", "me", "you", "
 class ContextNotes(ReaderBase):
     """A statement of the stack kept as said, when it names more than its slots hold."""
 
-    def stack_note(self, sent: Span, facts: list[Fact]) -> list[Fact]:
+    def stack_note(self, sent: Span, facts: list[Fact], asked: int | None = None) -> list[Fact]:
+        """``asked``: where a question starts in the sentence ("whats the shortcut ..."), if it does."""
         stack = [f for f in facts if f.scope == "project" and f.reader.startswith("stack.")]
-        if not stack or any(f.reader == "stack.context" for f in facts):
+        if not stack or asked is not None or any(f.reader == "stack.context" for f in facts):
             return []
         tokens = trim([t for t in sent if not t.is_space])
         text = joined(tokens)

@@ -47,6 +47,8 @@ class NameReader(ProductReader):
                 value = child
         if category is None or value is None or value.i in taken or value._.tech is not None:
             return []
+        if any(t._.tech is not None for t in value.subtree) or re.fullmatch(r"v?\d[\w.]*", value.text):
+            return []  # "runs on bun + discord.js v14": the products are named; "v14" is a version
         after = value.doc[value.i + 1] if value.i + 1 < len(value.doc) else None
         if after is not None and not value.whitespace_ and after.text in ("/", ":", "."):
             return []  # "app/models/": a path, not a name
