@@ -254,8 +254,16 @@ class ClauseExtractor:
                         f for f in facts if f.kind != "procedural" and f.scope == "project" and f.key
                     ] + exceptions
             facts = unique_slots(facts)
+            if turn.role == "user" and asked is not None and not text.endswith("?"):
+                facts = [f for f in facts if f.anchor < asked]  # "..., how to undo it but keep the changes"
             if turn.role == "user":
                 facts += self.readers.stack_note(sent, facts, asked)
+                mine = [
+                    (c, span)
+                    for c, span in commands
+                    if span.start >= sent.start and span.end <= sent.end and self.shell.runs(c)
+                ]
+                facts += self.readers.command_note(sent, clauses, facts, mine, asked)
             reads += [Read(f, turn, text, correcting, placed=placed or {}) for f in facts]
             if correcting and not any(f.key for f in facts):
                 bare = bare_value(sent, techs, commands)

@@ -45,6 +45,11 @@ class Shell:
         # words of ordinary English: "composer phpcs" is a command, "composer recently" is not
         self.known_words = known_words
 
+    def runs(self, command: Command) -> bool:
+        """Whether a command starts with a program we know or a path to one (`fetchUsr` does not)."""
+        words = command.text.split()
+        return bool(words) and (words[0] in self.programs or bool(_PATH_PROGRAM.match(words[0])))
+
     def find(self, text: str) -> list[Command]:
         """Commands in ``text``: backticked spans first, then programs followed by arguments."""
         found: list[Command] = []

@@ -256,6 +256,19 @@ def test_an_ordinary_word_is_a_product_only_beside_one(extractor: ClauseExtracto
     assert ("package_manager", "Yarn") in facts(extractor, "Yarn is our package manager now, not pnpm.")
 
 
+def test_a_command_said_with_its_purpose_is_kept_as_said(extractor: ClauseExtractor) -> None:
+    said = "u need to run `poetry run alembic upgrade head` before starting the api or it crashes on boot"
+    assert any("poetry run alembic upgrade head" in text for text in texts(extractor, said))
+    # an identifier in backticks, a retry and a run's outcome are not how the project is run
+    for passing in (
+        "rename `fetchUsr` to `fetchUser` everywhere in the repo",
+        "Try running npm install again.",
+        "why does `npm test` hang",
+        "at the airport rn, quick answer pls: how to undo last git commit but keep the changes",
+    ):
+        assert facts(extractor, passing) == [], passing
+
+
 def test_rules_about_answers_belong_to_the_user(extractor: ClauseExtractor) -> None:
     (rule,) = extractor.extract([Turn("user", "dont use emojis in anything u write for me", 0)])
     assert rule.scope_level == "user" and "the user" in rule.text_template

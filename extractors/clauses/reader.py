@@ -123,7 +123,8 @@ class ClauseReader(FeatureReader):
         return None
 
     def question_start(self, sentence: Span) -> int | None:
-        return self._question_segment(sentence)
+        found = self._question_segment(sentence)
+        return found if found is not None else _unmarked_question(sentence)
 
     @staticmethod
     def _question_segment(sentence: Span) -> int | None:
@@ -149,3 +150,36 @@ def _depth(clause: Clause) -> int:
     while parent is not None:
         depth, parent = depth + 1, parent.parent
     return depth
+
+
+_WH = frozenset({"why", "how", "what", "whats", "what's", "which", "where", "who"})
+_ASKING_AUX = frozenset({"is", "are", "do", "does", "did", "can", "could", "should", "would", "will"})
+_OPENERS = frozenset(
+    {"wait", "ok", "okay", "so", "hey", "hmm", "um", "btw", "quick", "q", "also", "and", "but"}
+)
+
+
+def _unmarked_question(sentence: Span) -> int | None:
+    """Where a question asked without "?" begins: "quick answer pls: how to undo the last commit",
+    "wait is 0.1 + 0.2 == 0.3 false in every language", "why does `npm test` hang"."""
+    tokens = [t for t in sentence if not t.is_space]
+    starts = [0] + [
+        n + 1 for n, t in enumerate(tokens[:-1]) if t.text in (",", ";", ":", "\u2014", "\u2013", "-")
+    ]
+    for start in starts:
+        words = [t for t in tokens[start:] if not t.is_punct]
+        while words and words[0].lower_ in _OPENERS:
+            words = words[1:]
+        if len(words) < 3:
+            continue
+        first, second = words[0].lower_, words[1].lower_
+        asks = (
+            first in _WH and (second == "to" or second in _ASKING_AUX or first in ("whats", "what's"))
+        ) or (
+            first in _ASKING_AUX
+            and words[1].pos_ in ("PRON", "NUM", "DET", "PROPN", "NOUN")
+            and second != "not"
+        )
+        if asks:
+            return int(words[0].i)
+    return None

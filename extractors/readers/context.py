@@ -7,12 +7,15 @@ those slots, so the rest is not lost."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
+from extractors.clauses import Clause
 from extractors.readers.common import Fact, ReaderBase, Span, Token, joined
 from extractors.readers.rules.facts import COMMAND, in_third_person
 from extractors.render import SUBJECT_MARK, sentence, trim
 
 _MAX_WORDS = 45
+_ONCE = frozenset({"again", "now", "first", "quickly"})
 _PRONOUNS = frozenset({"i", "im", "i'm", "we", "our", "us", "my", "me", "you", "u", "it", "they"})
 
 
@@ -41,6 +44,48 @@ class ContextNotes(ReaderBase):
                 text=sentence(f"{SUBJECT_MARK}: {said}"),
                 span=text,
                 reader="stack.context",
+                confidence=0.6,
+                anchor=tokens[0].i,
+            )
+        ]
+
+    def command_note(
+        self,
+        sent: Span,
+        clauses: list[Clause],
+        facts: list[Fact],
+        commands: list[tuple[Any, Span]],
+        asked: int | None,
+    ) -> list[Fact]:
+        """ "u need to run `poetry run alembic upgrade head` before starting the api", "android:
+        ./gradlew assembleDebug for builds": a command said with what it is for, kept as said when
+        the command readers gave it no slot."""
+        if asked is not None or not commands:
+            return []
+        told = " ".join(f"{f.value} {f.text}" for f in facts).lower()
+        untold = [c for c, _ in commands if (c.quoted or c.arguments) and c.text.lower() not in told]
+        if not untold:
+            return []
+        tokens = trim([t for t in sent if not t.is_space])
+        text = joined(tokens)
+        if "?" in text or len(tokens) > _MAX_WORDS or len(tokens) < 3:
+            return []
+        if {t.lower_ for t in tokens} & _ONCE or tokens[0].lemma_.lower() in ("try", "retry", "rerun"):
+            return []  # "try running npm install again": this session's attempt
+        if any(c.about in ("speaker", "implied") and c.tense == "past" for c in clauses):
+            return []  # "I ran pnpm add zod and it hangs": what happened, not how things are done
+        if tokens[0].lower_ in ("after", "since", "if", "when", "once") and ":" not in text[:40]:
+            return []  # "after pnpm test the snapshot is stale": the outcome of a run
+        said = in_third_person(text)
+        return [
+            Fact(
+                kind="semantic",
+                scope="project",
+                key=None,
+                value=said,
+                text=sentence(f"{SUBJECT_MARK}: {said}"),
+                span=text,
+                reader="commands.context",
                 confidence=0.6,
                 anchor=tokens[0].i,
             )
