@@ -19,6 +19,7 @@ from extractors.data import load
 CLASSES = frozenset(
     {
         "speech_verb",
+        "occupation_noun",
         "language_endonym",
         "reply_verb_foreign",
         "condition_noun",

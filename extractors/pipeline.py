@@ -235,6 +235,8 @@ class ClauseExtractor:
             after_question = text.endswith("?")
             if turn.role == "user" and not any(f.kind == "procedural" for f in facts):
                 facts += self.readers.fragment_rules(sent, asked)
+            if turn.role == "user" and not any(f.key == "role" for f in facts):
+                facts += self.readers.introduction(sent, first=number <= 1)
             if turn.role == "user" and not any(f.key == "response_language" for f in facts):
                 facts += self.readers.reply_language(sent)
             if turn.role == "user" and not any(f.key == "timezone" for f in facts):

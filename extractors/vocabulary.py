@@ -321,6 +321,8 @@ class TechMarker:
         before = doc[span.start - 1].lower_ if span.start > 0 else ""
         if _counted_or_dated(span, before):
             return False
+        if self._named_for_slot(root):
+            return True  # "everything's on render now", however the tagger read "render"
         # "a proper team project", "quick rundown": a word that describes the next noun is a word
         describes = (
             root.dep_ in ("amod", "compound", "nmod") and root.head._.tech is None and root.head.i > root.i
@@ -343,7 +345,7 @@ class TechMarker:
         after = doc[span.end] if span.end < len(doc) else None
         if after is not None and VERSION.match(after.text):
             return True
-        if anchored or self._named_for_slot(root):
+        if anchored:
             return True
         if before == "in" and self._category[span.kb_id_] == "language":
             return True  # "firmware in rust", "written in go"

@@ -269,6 +269,20 @@ def test_a_command_said_with_its_purpose_is_kept_as_said(extractor: ClauseExtrac
         assert facts(extractor, passing) == [], passing
 
 
+def test_an_introduction_written_as_notes_is_kept_whole(extractor: ClauseExtractor) -> None:
+    said = "carpenter, own business (Hollis Joinery) in Bristol. i use Xero for invoices"
+    (intro,) = [c for c in extractor.extract([Turn("user", said, 0)]) if c.key == "role"]
+    assert (intro.value, intro.scope_level) == ("carpenter", "user")
+    assert "Hollis Joinery" in intro.text_template and "Bristol" in intro.text_template
+    named = texts(extractor, "im Priya, ICU nurse at St Thomas', doing MSc part time")
+    assert "S: Priya, ICU nurse at St Thomas', doing MSc part time." in named, named
+    # a request after the introduction is not part of it; a list of things is no introduction
+    assert texts(extractor, "sparky here (electrician, perth WA), need a quote template") == [
+        "S: sparky here (electrician, perth WA)."
+    ]
+    assert facts(extractor, "printer, scanner and a laptop on the desk") == []
+
+
 def test_rules_about_answers_belong_to_the_user(extractor: ClauseExtractor) -> None:
     (rule,) = extractor.extract([Turn("user", "dont use emojis in anything u write for me", 0)])
     assert rule.scope_level == "user" and "the user" in rule.text_template

@@ -47,6 +47,8 @@ class FeatureReader(WhoReader):
         clause.about = self._about(subject) if subject is not None else "none"
         if subject is None and clause.parent is None and self._diary(head):
             clause.about = "implied"  # "moved to Kraków in march", "allergic to peanuts"
+        if subject is None and clause.about == "none" and head.tag_ == "VBD" and _opens(sentence, head):
+            clause.about = "implied"  # "moved up to Glasgow last month, new flat is tiny": parsed as an aside
         if subject is None and sentence[0].lower_ == "myself":
             clause.about = "implied"  # "Myself Arjun, working as SRE in Bengaluru": an introduction
         return subject, auxes
@@ -305,3 +307,13 @@ def _subject_of(verb: Token) -> Token | None:
             return None
         token = token.head
     return None
+
+
+_OPENING_WORDS = frozenset(
+    {"so", "ok", "okay", "finally", "just", "also", "and", "well", "btw", "fyi", "recently"}
+)
+
+
+def _opens(sentence: Span, head: Token) -> bool:
+    """Whether ``head`` is the first word of the sentence that says anything."""
+    return all(t.is_punct or t.is_space or t.lower_ in _OPENING_WORDS for t in sentence if t.i < head.i)

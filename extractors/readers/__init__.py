@@ -16,11 +16,12 @@ from extractors.readers.commands import CommandReader
 from extractors.readers.common import Fact
 from extractors.readers.context import ContextNotes
 from extractors.readers.events import EventReader
+from extractors.readers.intro import Introductions
 from extractors.readers.personal import PersonalReader
 from extractors.readers.reports import ReportSentences
 
 __all__ = ["Fact", "Readers"]
 
 
-class Readers(PersonalReader, EventReader, CommandReader, ReportSentences, ContextNotes):
+class Readers(PersonalReader, EventReader, CommandReader, ReportSentences, ContextNotes, Introductions):
     """Every reader, over one lexicon and one vocabulary."""

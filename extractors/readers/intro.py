@@ -1,0 +1,101 @@
+"""How people introduce themselves: "retired maths teacher in Cork", "im Priya, ICU nurse at St
+Thomas', doing MSc part time", "carpenter, own business (Hollis Joinery) in Bristol". An opening
+written as notes, with no clause of its own, whose first item is what the person is: kept whole,
+as said, with the person as its subject; the role is its slot."""
+
+from __future__ import annotations
+
+from extractors.readers.common import Fact, ReaderBase, Span, Token, joined
+from extractors.readers.rules.facts import in_third_person
+from extractors.render import SUBJECT_MARK, sentence, trim
+
+# what opens an introduction before the person says what they are
+_OPENERS = frozenset(
+    {
+        "hi",
+        "hello",
+        "hey",
+        "hiya",
+        "morning",
+        "evening",
+        "me",
+        "im",
+        "i'm",
+        "i",
+        "m",
+        "'m",
+        "am",
+        "here",
+        "so",
+    }
+)
+_MAX_WORDS = 40
+
+
+class Introductions(ReaderBase):
+    """An introduction written as notes."""
+
+    def introduction(self, sent: Span, first: bool) -> list[Fact]:
+        """``first``: the sentence opens the message (introductions come first)."""
+        tokens = trim([t for t in sent if not t.is_space])
+        if not tokens or len(tokens) > _MAX_WORDS or sent.text.rstrip().endswith("?"):
+            return []
+        start = 0
+        while start < len(tokens) and (tokens[start].is_punct or tokens[start].lower_ in _OPENERS):
+            start += 1
+        opened = start
+        named = start < len(tokens) and tokens[start].pos_ == "PROPN" and start > 0
+        if named:  # "im Priya, ICU nurse at ...": the name, then what they are
+            comma = next((n for n in range(start, len(tokens)) if tokens[n].text == ","), None)
+            if comma is None:
+                return []
+            start = comma + 1
+        role = self._role(tokens[start:])
+        if role is None or not (first or named):
+            return []
+        said_am = any(t.lower_ in ("im", "i'm", "m", "'m", "am") for t in tokens[:start])
+        if tokens[start].lower_ in ("a", "an") and not said_am:
+            return []  # "a pilot, that's cool": what the other person said they are
+        end = len(tokens)
+        for n in range(start + 1, len(tokens) - 1):
+            after = tokens[n + 1]
+            if tokens[n].text == "," and after.pos_ in ("VERB", "AUX") and after.tag_ in ("VB", "VBP", "MD"):
+                end = n  # "..., need a quote template": the request after the introduction
+                break
+        said = joined(tokens[opened:end]).strip(" ,")
+        said = in_third_person(said)
+        return [
+            Fact(
+                kind="semantic",
+                scope="user",
+                key="role",
+                value=role,
+                text=sentence(f"{SUBJECT_MARK}: {said}"),
+                span=joined(tokens),
+                reader="personal.introduction",
+                confidence=0.7,
+                anchor=tokens[start].i,
+            )
+        ]
+
+    def _role(self, tokens: list[Token]) -> str | None:
+        """The role a note opens with ("retired maths teacher", "2nd yr mech eng student"), when the
+        note has no verb with a subject of its own before it."""
+        words: list[Token] = []
+        for token in tokens:
+            if token.is_punct or token.lower_ in ("at", "in", "for", "from", "with", "here", "and", "(", "@"):
+                break
+            if token.pos_ in ("VERB", "AUX") and token.tag_ not in ("VBN", "VBG"):
+                return None  # a clause: "server keeps crashing"
+            if token._.tech is not None:
+                return None
+            words.append(token)
+        if not words or len(words) > 6:
+            return None
+        occupations = self.lex["occupation_noun"]
+        head = next((t for t in reversed(words) if t.pos_ in ("NOUN", "PROPN", "ADJ", "X")), None)
+        if head is None:
+            return None
+        if head.lower_ not in occupations and head.lemma_.lower() not in occupations:
+            return None
+        return joined(words)
