@@ -283,6 +283,22 @@ def test_an_introduction_written_as_notes_is_kept_whole(extractor: ClauseExtract
     assert facts(extractor, "printer, scanner and a laptop on the desk") == []
 
 
+def test_chit_chat_keeps_what_people_say_of_themselves(extractor: ClauseExtractor) -> None:
+    assert texts(extractor, "i play chess online , maybe too much lol") == [
+        "S plays chess online, maybe too much."
+    ]
+    assert texts(extractor, "i am a lawyer so lots of arguing .") == ["S is a lawyer."]
+    assert texts(extractor, "burgers are my favorite so i am gonna grab two .") == [
+        "S's favorite is burgers."
+    ]
+    (career,) = extractor.extract([Turn("user", "i was a firefighter for thirty years .", 0)])
+    assert (
+        career.key is None and "firefighter for thirty years" in career.text_template
+    )  # not the current role
+    for empty in ("i enjoy it mostly .", "i have five .", "only on test days ."):
+        assert facts(extractor, empty) == [], empty
+
+
 def test_rules_about_answers_belong_to_the_user(extractor: ClauseExtractor) -> None:
     (rule,) = extractor.extract([Turn("user", "dont use emojis in anything u write for me", 0)])
     assert rule.scope_level == "user" and "the user" in rule.text_template

@@ -106,7 +106,10 @@ class FeatureReader(WhoReader):
         lemmas = {t.lemma_.lower() for t in clause.tokens}
         first = self._first_content(clause)
         clause.mood = self._mood(clause, subject, auxes, first, question_from, sentence)
-        clause.hedged = bool(lemmas & lex["hedge"]) or self._governed_by(clause, lex["cognition_verb"])
+        # "i play chess online, maybe too much lol": an afterthought past a comma hedges nothing
+        comma = next((t.i for t in clause.tokens if t.text == "," and t.i > head.i), None)
+        hedges = {t.lemma_.lower() for t in clause.tokens if comma is None or t.i < comma}
+        clause.hedged = bool(hedges & lex["hedge"]) or self._governed_by(clause, lex["cognition_verb"])
         infinitive = any(c.dep_ == "aux" and c.lower_ == "to" for c in head.children)
         clause.planned = (
             self._plans(head)

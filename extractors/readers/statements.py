@@ -43,7 +43,7 @@ class StatementReader(RuleReader):
         if not text or len(text.split()) > 30:
             return []
         value = joined([t for c in content for t in sorted(c.subtree, key=lambda t: t.i)])
-        key = self._role_key(clause)
+        key = self._role_key(clause) if clause.tense != "past" else None  # a past job is no current role
         if key == "role":
             value = self.role_value(clause) or value
         indentation, spaces = self.rule_slot(clause.tokens, "user")
@@ -85,8 +85,16 @@ class StatementReader(RuleReader):
         if clause.negated and not negative_ok:
             return False
         progressive_ok = lemma in ("live", "work", "learn", "study", "train", "volunteer")
-        if clause.tense not in ("present", "perfect") and not (
-            clause.tense == "progressive" and progressive_ok
+        career = (
+            clause.tense == "past"
+            and lemma == "be"
+            and clause.about == "speaker"
+            and any(c.dep_ == "attr" and c.lemma_.lower() in lex["occupation_noun"] for c in head.children)
+        )  # "i was a firefighter for thirty years": a working life, told
+        if (
+            clause.tense not in ("present", "perfect")
+            and not (clause.tense == "progressive" and progressive_ok)
+            and not career
         ):
             return False
         if clause.about == "group" and not (self._family_object(clause) or negative_ok):
@@ -169,6 +177,14 @@ class StatementReader(RuleReader):
             ):
                 return False  # a product the speaker uses is the stack reader's
             del words
+        said = [t for c in content for t in c.subtree]
+        if not any(
+            (t.pos_ in ("NOUN", "PROPN", "ADJ", "X") or t.tag_ == "VBG")
+            and t.lower_ not in _EMPTY_WORDS
+            and t.lower_ not in DEICTIC
+            for t in said
+        ):
+            return False  # "I enjoy it mostly", "I have five", "more for you then": says nothing itself
         if any(c.lower_ == "about" and any(x.dep_ == "xcomp" for x in c.children) for c in content):
             return False  # "about to go to bed"
         if head.lemma_ == "have" and any(
@@ -179,6 +195,11 @@ class StatementReader(RuleReader):
         if head.lemma_ == "be" and not any(c.dep_ in ("attr", "acomp", "prep") for c in content):
             return clause.about == "implied"
         return True
+
+
+_EMPTY_WORDS = frozenset(
+    {"more", "less", "much", "lot", "lots", "bit", "most", "mostly", "kind", "sort", "way"}
+)
 
 
 def _content(clause: Clause) -> list[Token]:

@@ -177,7 +177,9 @@ def _noted(tokens: list[Token], words: list[str], merged: bool, asked: bool = Fa
         and tokens[words.index("not") + 1].pos_ in ("NOUN", "PROPN", "ADJ")
         and tokens[words.index("not") - 1].pos_ in ("NOUN", "PROPN", "ADJ")
     )
-    if words[0] in ("never", "no", "only") and (tokens[1].lower_ in ("a", "an") or tokens[1].pos_ == "INTJ"):
+    if words[0] in ("never", "no", "only") and (
+        tokens[1].lower_ in ("a", "an") or tokens[1].pos_ in ("INTJ", "ADP", "VERB", "AUX")
+    ):
         return False  # "never a dull moment", "only hello and ...": said in passing
     if tokens[0].pos_ == "INTJ" or words[0] in ("ugh", "lol", "haha", "oh", "well"):
         return False  # "ugh, not me"
