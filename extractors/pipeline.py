@@ -68,6 +68,10 @@ class _Unit:
     commands: dict[str, Command]  # placeholder -> the command as written
 
 
+def _bare_language(fact: Fact) -> bool:
+    return bool(fact.key and fact.key.startswith("language:") and not any(ch.isdigit() for ch in fact.value))
+
+
 class ClauseExtractor:
     """Thread-safe: one lock around spaCy, which is not."""
 
@@ -256,6 +260,10 @@ class ClauseExtractor:
                         f for f in facts if f.kind != "procedural" and f.scope == "project" and f.key
                     ] + exceptions
             facts = unique_slots(facts)
+            if any(f.reader.startswith(("rules.", "commands.")) for f in facts):
+                # "no `any` in TS", "all new python code needs type hints": the language is what the
+                # rule is about, kept in the rule's words; not a statement of the stack
+                facts = [f for f in facts if not _bare_language(f)]
             if turn.role == "user" and asked is not None and not text.endswith("?"):
                 facts = [f for f in facts if f.anchor < asked]  # "..., how to undo it but keep the changes"
             if turn.role == "user":

@@ -299,6 +299,17 @@ def test_chit_chat_keeps_what_people_say_of_themselves(extractor: ClauseExtracto
         assert facts(extractor, empty) == [], empty
 
 
+def test_whose_rule_a_note_is(extractor: ClauseExtractor) -> None:
+    # a note in plain words is the person's way; one naming code things is the project's
+    (seat,) = extractor.extract([Turn("user", "aisle seat always", 0)])
+    (pools,) = extractor.extract([Turn("user", "raw psycopg only", 0)])
+    assert (seat.scope_level, pools.scope_level) == ("user", "project")
+    (spelling,) = extractor.extract([Turn("user", "use british spelling in all ui strings", 0)])
+    assert spelling.scope_level == "project"
+    # a language a rule is about is the rule's word, not a statement of the stack
+    assert [key for key, _ in facts(extractor, "all new python code needs type hints") if key] == []
+
+
 def test_rules_about_answers_belong_to_the_user(extractor: ClauseExtractor) -> None:
     (rule,) = extractor.extract([Turn("user", "dont use emojis in anything u write for me", 0)])
     assert rule.scope_level == "user" and "the user" in rule.text_template

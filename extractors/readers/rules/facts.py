@@ -50,6 +50,15 @@ def in_third_person(body: str) -> str:
     return FIRST_PERSON_WORDS.sub(lambda m: _THIRD_PERSON[m.group(0).lower()], body)
 
 
+def _of_artifacts(token: Token) -> bool:
+    """ "british spelling in all ui strings", "composition api in examples": the words of an answer
+    said of what the code holds are the project's."""
+    return any(
+        t.lower_ in ("ui", "strings", "copy", "codebase", "repo", "commit", "commits", "docs")
+        for t in token.sent
+    )
+
+
 class RuleBase(ReaderBase):
     """Whose a rule is, and the fact it makes."""
 
@@ -62,7 +71,7 @@ class RuleBase(ReaderBase):
         answers = lex["answer_word"] - {"me"}
         for token in tokens:
             lemma, lower = token.lemma_.lower(), token.lower_
-            if lower in answers or lemma in answers:
+            if (lower in answers or lemma in answers) and not _of_artifacts(token):
                 user += 1.5  # how answers look is said of answers; a code word nearby is usually context
             if lower in ("i", "i'm") and token.dep_ in ("nsubj", "nsubjpass"):
                 user += 1  # "on fridays i eat fish tho": about the speaker's own life

@@ -88,7 +88,15 @@ class NoteRules(StandingRules):
             instead = "not" in words[1:-1] and words[words.index("not") - 1] not in ("me", "i", "us", "it")
             if not instead and (words[0] == "no" or not {"always", "only", "never"} & set(words)):
                 return None  # "no fish either", "no dedicated ops person": said in passing
-            scope = "user"  # "aisle seat always", "halal only": the person's own way
+            technical = any(
+                t._.tech is not None
+                or any(ch.isdigit() for ch in t.text)
+                or (t.is_alpha and t.lower_ not in self.known_words)
+                for t in tokens
+            )
+            # "aisle seat always", "halal only": the person's own way; "static pools only", "PSR-12
+            # always", "raw psycopg only": the code's
+            scope = "project" if technical else "user"
         body = plain(plain_before) + ", " + plain(said) if merged else plain(tokens)
         label = self._note_label(sent, tokens[0].i)
         return self.rule_fact(
@@ -178,7 +186,9 @@ def _noted(tokens: list[Token], words: list[str], merged: bool, asked: bool = Fa
         and tokens[words.index("not") - 1].pos_ in ("NOUN", "PROPN", "ADJ")
     )
     if words[0] in ("never", "no", "only") and (
-        tokens[1].lower_ in ("a", "an") or tokens[1].pos_ in ("INTJ", "ADP", "VERB", "AUX")
+        tokens[1].lower_ in ("a", "an")
+        or tokens[1].pos_ in ("INTJ", "ADP")
+        or (words[0] == "only" and tokens[1].pos_ in ("VERB", "AUX"))
     ):
         return False  # "never a dull moment", "only hello and ...": said in passing
     if tokens[0].pos_ == "INTJ" or words[0] in ("ugh", "lol", "haha", "oh", "well"):
