@@ -310,7 +310,10 @@ class ClauseExtractor:
             facts += readers.stack(clause, [s for s in techs if s.start not in in_commands])
             facts += readers.named_in_slot(clause, in_commands | {f.anchor for f in facts})
         one_off = after_question and clause.mood == "imperative" and not clause.standing
-        if not one_off and not any(f.kind == "procedural" or f.key for f in facts):
+        # a product the rule names ("all new python code needs type hints") does not stop the rule
+        if not one_off and not any(
+            f.kind == "procedural" or (f.key and not _bare_language(f)) for f in facts
+        ):
             facts += readers.rules(clause)
         facts += readers.preference(clause)
         framed = readers.framed(clause, hits, turn.role) or readers.referent_name(clause)
