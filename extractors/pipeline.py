@@ -274,6 +274,7 @@ class ClauseExtractor:
                     if span.start >= sent.start and span.end <= sent.end and self.shell.runs(c)
                 ]
                 facts += self.readers.command_note(sent, clauses, facts, mine, asked)
+                facts += self.readers.change_note(sent, clauses, facts, asked)
             reads += [Read(f, turn, text, correcting, placed=placed or {}) for f in facts]
             if correcting and not any(f.key for f in facts):
                 bare = bare_value(sent, techs, commands)

@@ -310,6 +310,17 @@ def test_whose_rule_a_note_is(extractor: ClauseExtractor) -> None:
     assert [key for key, _ in facts(extractor, "all new python code needs type hints") if key] == []
 
 
+def test_a_change_no_reader_knows_is_kept_as_said(extractor: ClauseExtractor) -> None:
+    said = "we killed the develop branch, trunk-based now"
+    assert texts(extractor, said) == ["S: the team killed the develop branch, trunk-based now."]
+    for passing in (
+        "Now, the cron expression for the cleanup job.",
+        "It's been broken for a week now.",
+        "hypothetically if we switched to mongo how painful would it be",
+    ):
+        assert facts(extractor, passing) == [], passing
+
+
 def test_rules_about_answers_belong_to_the_user(extractor: ClauseExtractor) -> None:
     (rule,) = extractor.extract([Turn("user", "dont use emojis in anything u write for me", 0)])
     assert rule.scope_level == "user" and "the user" in rule.text_template

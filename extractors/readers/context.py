@@ -10,11 +10,20 @@ import re
 from typing import Any
 
 from extractors.clauses import Clause
-from extractors.readers.common import Fact, ReaderBase, Span, Token, joined
+from extractors.readers.common import DEICTIC, Fact, ReaderBase, Span, Token, joined
 from extractors.readers.rules.facts import COMMAND, in_third_person
 from extractors.render import SUBJECT_MARK, sentence, trim
 
 _MAX_WORDS = 45
+# what announces a change: "..., trunk-based now", "not Calgary anymore", "no more nights"
+_CHANGED = re.compile(
+    r"\b(?:now|anymore|any more|no longer|no more|instead of|switched|switching|moved|renamed|upgraded|"
+    r"migrated|swapped|replaced|killed|dropped|ditched|got rid of|changed|from now on)\b"
+)
+_NOT_A_CHANGE = re.compile(
+    r"\b(?:for (?:a|an|\w+) \w+ now|right now|just now|by now|what changed|no idea|hypothetically|would|"
+    r"if (?:we|i|you)|dreaming)\b"
+)
 _ONCE = frozenset({"again", "now", "first", "quickly"})
 _PRONOUNS = frozenset({"i", "im", "i'm", "we", "our", "us", "my", "me", "you", "u", "it", "they"})
 
@@ -86,6 +95,53 @@ class ContextNotes(ReaderBase):
                 text=sentence(f"{SUBJECT_MARK}: {said}"),
                 span=text,
                 reader="commands.context",
+                confidence=0.6,
+                anchor=tokens[0].i,
+            )
+        ]
+
+    def change_note(
+        self, sent: Span, clauses: list[Clause], facts: list[Fact], asked: int | None
+    ) -> list[Fact]:
+        """ "we killed the develop branch, trunk-based now", "finally on day shifts!! no more nights",
+        "got married in may so it's Katarzyna Wiśniewska now, not Nowak": a change announced in a shape
+        no reader knows is kept as said, rather than lost while the old value stays current."""
+        if facts or asked is not None:
+            return []
+        tokens = trim([t for t in sent if not t.is_space])
+        text = joined(tokens)
+        lowered = text.lower()
+        if "?" in text or len(tokens) > _MAX_WORDS or len(tokens) < 3 or not _CHANGED.search(lowered):
+            return []
+        if tokens[0].lower_ in ("now", "if", "getting", "translate") or tokens[0].tag_ == "VB":
+            return []  # "Now, the cron job": a turn in the talk; an order; a hypothesis
+        if _NOT_A_CHANGE.search(lowered):
+            return []
+        if any(t.dep_ in ("dobj", "nsubj", "nsubjpass") and t.lower_ in DEICTIC for t in tokens):
+            return []  # "we renamed it ages ago": what "it" is was said elsewhere
+        main = [c for c in clauses if c.parent is None] or clauses
+        if any(
+            c.hedged or c.planned or c.conditional or c.reported or c.negated or c.mood == "question"
+            for c in main
+        ):
+            return []
+        if not any(self._detail(t) or t.pos_ in ("NOUN", "PROPN", "NUM") for t in tokens):
+            return []
+        mine = any(t.lower_ in ("i", "im", "i'm", "my", "me") for t in tokens)
+        technical = not mine and any(
+            t._.tech is not None or t.lemma_.lower() in self.lex["code_noun"] or COMMAND.match(t.text)
+            for t in tokens
+        )  # "im not at Shopify anymore": the person's change, whatever it names
+        said = in_third_person(text)
+        return [
+            Fact(
+                kind="semantic",
+                scope="project" if technical else "user",
+                key=None,
+                value=said,
+                text=sentence(f"{SUBJECT_MARK}: {said}"),
+                span=text,
+                reader="change.context",
                 confidence=0.6,
                 anchor=tokens[0].i,
             )
