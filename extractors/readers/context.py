@@ -34,7 +34,12 @@ class ContextNotes(ReaderBase):
     def stack_note(self, sent: Span, facts: list[Fact], asked: int | None = None) -> list[Fact]:
         """``asked``: where a question starts in the sentence ("whats the shortcut ..."), if it does."""
         stack = [f for f in facts if f.scope == "project" and f.reader.startswith("stack.")]
-        if not stack or asked is not None or any(f.reader == "stack.context" for f in facts):
+        if (
+            not stack
+            or _foreign(sent.text)
+            or asked is not None
+            or any(f.reader == "stack.context" for f in facts)
+        ):
             return []
         tokens = trim([t for t in sent if not t.is_space])
         text = joined(tokens)
@@ -69,7 +74,7 @@ class ContextNotes(ReaderBase):
         """ "u need to run `poetry run alembic upgrade head` before starting the api", "android:
         ./gradlew assembleDebug for builds": a command said with what it is for, kept as said when
         the command readers gave it no slot."""
-        if asked is not None or not commands:
+        if asked is not None or not commands or _foreign(sent.text):
             return []
         told = " ".join(f"{f.value} {f.text}" for f in facts).lower()
         untold = [c for c, _ in commands if (c.quoted or c.arguments) and c.text.lower() not in told]
@@ -106,8 +111,10 @@ class ContextNotes(ReaderBase):
         """ "we killed the develop branch, trunk-based now", "finally on day shifts!! no more nights",
         "got married in may so it's Katarzyna Wiśniewska now, not Nowak": a change announced in a shape
         no reader knows is kept as said, rather than lost while the old value stays current."""
-        if facts or asked is not None:
+        if facts or asked is not None or _foreign(sent.text):
             return []
+        if not any(t.lower_ in _OURS for t in sent) and not any(c.about == "implied" for c in clauses):
+            return []  # "fastqueue is deprecated", "billing is now run by X": the world's news
         tokens = trim([t for t in sent if not t.is_space])
         text = joined(tokens)
         lowered = text.lower()
@@ -157,3 +164,17 @@ class ContextNotes(ReaderBase):
         if token.lower_ in common or token.lemma_.lower() in common:
             return False  # "repo", "backend", "config": words of the trade, not names
         return token.pos_ == "PROPN" or (token.is_alpha and token.lower_ not in self.known_words)
+
+
+_OURS = frozenset({"i", "im", "i'm", "my", "me", "we", "we're", "our", "us"})
+# text that is someone else's: addressed to assistants, asking to be stored, or a chat log's line
+_FOREIGN = re.compile(
+    r"(?:^|[\s,])(?:assistants?|ai|bots?|llms?|agents?|whoever)\s*[,:]|"
+    r"\b(?:store|save|remember|record) this\b|\brecorded:|"
+    r"^\W*(?:mon|tue|wed|thu|fri|sat|sun)?\w*\s*\d{1,2}:\d{2}\b|\((?:external|bot|ext)\)",
+    re.I,
+)
+
+
+def _foreign(text: str) -> bool:
+    return _FOREIGN.search(text) is not None
