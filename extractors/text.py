@@ -17,6 +17,9 @@ _QUOTE_LINE = re.compile(r"^\s*>.*$", re.MULTILINE)
 _INLINE_CODE = re.compile(r"`([^`\n]{1,200})`")
 _LIST_MARK = re.compile(r"^\s*(?:[-*\u2022\u2013\u00b7]|\d+[.)]|[a-z][.)])\s+", re.MULTILINE)
 _SPACES = re.compile(r"[ \t]+")
+_EMOJI_BREAK = re.compile(
+    "[ \t]*[\U0001F300-\U0001FAFF\u2600-\u27BF\uFE0F\u200D]+(?:[ \t]+(?=\\w)|[ \t]*$)"
+)
 _LAUGHTER = re.compile(
     r"(?<![\w'])(?:lol+|lmao|rofl|ha(?:ha)+h?|he(?:he)+|xd|:\)|:\(|:D|;\))(?![\w'])|[\U0001F300-\U0001FAFF\u2600-\u27BF]",
     re.I,
@@ -117,6 +120,8 @@ def learnable_lines(text: str, labels: frozenset[str] = frozenset()) -> list[str
         if _machine_line(line):
             continue
         item = bool(_LIST_MARK.match(line))
+        # "PASSED MY CPA EXAM 🎉🎉 the FAR section nearly killed me": in chat an emoji ends a sentence
+        line = _EMOJI_BREAK.sub(". ", line).strip()
         line = _LAUGHTER.sub(" ", line)  # "moved to Kraków in march lol": the parser takes "lol" for the root
         line = _SPACES.sub(" ", _LIST_MARK.sub("", line)).strip()
         if not line:

@@ -335,6 +335,13 @@ def test_notes_kept_as_said_are_never_someone_elses_words(extractor: ClauseExtra
     assert not [c for c in found if c.rule_id.split(".v")[0].endswith(".context")], found
 
 
+def test_an_emoji_ends_a_sentence(extractor: ClauseExtractor) -> None:
+    assert learnable_lines("drummer here, touring Japan in May 🥁 I'm vegetarian") == [
+        "drummer here, touring Japan in May. I'm vegetarian"
+    ]
+    assert ("diet", "vegetarian") in facts(extractor, "drummer here, touring Japan in May 🥁 I'm vegetarian")
+
+
 def test_rules_about_answers_belong_to_the_user(extractor: ClauseExtractor) -> None:
     (rule,) = extractor.extract([Turn("user", "dont use emojis in anything u write for me", 0)])
     assert rule.scope_level == "user" and "the user" in rule.text_template
