@@ -179,6 +179,9 @@ def test_a_report_keeps_what_the_agent_said_in_its_own_words(extractor: ClauseEx
     assert any(text.startswith("S: the agent upgraded Spring Boot from 2.7 to 3.2") for text in did), did
     now = texts(extractor, "Coverage threshold is now enforced at 85% in pyproject.", "assistant")
     assert any("85%" in text for text in now), now
+    # a consequence after the report ("..., so the upload should be accepted") is no advice
+    verified = "Verified the release build: targetSdk 34 and minSdk 26, so the upload should be accepted."
+    assert any("targetSdk 34 and minSdk 26" in text for text in texts(extractor, verified, "assistant"))
     # the outcome of this run, advice, plans and offers are not reports of how the project is
     for said in (
         "All 142 tests pass.",

@@ -73,14 +73,18 @@ class ReportSentences(ReaderBase):
         text = sent.text.strip()
         if len(tokens) < 4 or text.endswith("?"):
             return []
-        words = {t.lower_ for t in tokens}
-        lemmas = {t.lemma_.lower() for t in tokens}
+        # what follows "; ", " — " or ", so" is a consequence ("..., so the upload should be accepted"):
+        # its modals and conditions do not make the report advice
+        said = _before_consequence(tokens)
+        words = {t.lower_ for t in said}
+        lemmas = {t.lemma_.lower() for t in said}
         if words & _PLAN or lemmas & (_ADVICE | self.lex["advice_word"]):
             return []
         if {"you", "u"} & words and "now" not in words:
             return []  # "you can run ...", "if you want ...": advice to the user
         main = [c for c in clauses if c.parent is None] or clauses
-        if not main or main[0].mood in ("question", "imperative") or any(c.modal for c in main):
+        before = [c for c in clauses if c.head.i <= said[-1].i]
+        if not main or main[0].mood in ("question", "imperative") or any(c.modal for c in before):
             return []
         start = _after_lead(tokens)
         verified = self._verified_at(tokens[start:])
@@ -205,6 +209,15 @@ def _after_lead(tokens: list[Token]) -> int:
         if token.idx - tokens[0].idx >= consumed:
             return n
     return len(tokens)
+
+
+def _before_consequence(tokens: list[Token]) -> list[Token]:
+    for n, token in enumerate(tokens[3:], start=3):
+        if token.text in (";", "\u2014", "\u2013") or (
+            token.text == "," and n + 1 < len(tokens) and tokens[n + 1].lower_ in ("so", "which")
+        ):
+            return tokens[:n]
+    return tokens
 
 
 def _only_outcome(body: list[Token]) -> bool:
