@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 from extractors.clauses import Clause
-from extractors.readers.common import DEICTIC, Fact, ReaderBase, Span, Token, joined
+from extractors.readers.common import DEICTIC, PURPOSE_WORDS, Fact, ReaderBase, Span, Token, joined
 from extractors.readers.rules.facts import COMMAND, in_third_person
 from extractors.render import SUBJECT_MARK, sentence, trim
 
@@ -158,6 +158,8 @@ class ContextNotes(ReaderBase):
         """A word a later session could not guess: a name, a version, a coined word."""
         if token.is_punct or token.lower_ in _PRONOUNS or len(token.text) < 2 or COMMAND.match(token.text):
             return False
+        if token.lower_ in PURPOSE_WORDS:
+            return False  # "ruff for linting": what a product is for, said by its slot
         if any(ch.isdigit() for ch in token.text) or re.search(r"[A-Za-z][.+#_/-][A-Za-z0-9]", token.text):
             return True
         common = self.lex["project_noun"] | self.lex["code_noun"]

@@ -85,7 +85,12 @@ class NoteRules(StandingRules):
         lemmas = {t.lemma_.lower() for t in tokens}
         commanded = any(COMMAND.match(t.text) for t in tokens)
         if not commanded and not lemmas & (self.lex["code_noun"] | self.lex["answer_word"]) - {"me"}:
-            instead = "not" in words[1:-1] and words[words.index("not") - 1] not in ("me", "i", "us", "it")
+            at = words.index("not") if "not" in words[1:-1] else 0
+            instead = (
+                at > 0
+                and words[at - 1] not in ("me", "i", "us", "it")
+                and not (tokens[at - 1]._.tech and tokens[at + 1]._.tech)  # "use pnpm, not npm": the stack's
+            )
             if not instead and (words[0] == "no" or not {"always", "only", "never"} & set(words)):
                 return None  # "no fish either", "no dedicated ops person": said in passing
             technical = any(
@@ -184,6 +189,8 @@ def _noted(tokens: list[Token], words: list[str], merged: bool, asked: bool = Fa
         "not" in words[1:-1]
         and tokens[words.index("not") + 1].pos_ in ("NOUN", "PROPN", "ADJ")
         and tokens[words.index("not") - 1].pos_ in ("NOUN", "PROPN", "ADJ")
+        # "use pnpm, not npm": two products, which the stack readers read as a choice of product
+        and not (tokens[words.index("not") + 1]._.tech and tokens[words.index("not") - 1]._.tech)
     )
     if words[0] in ("never", "no", "only") and (
         tokens[1].lower_ in ("a", "an")
