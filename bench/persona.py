@@ -26,7 +26,12 @@ from policies import DEFAULT_POLICY, decide
 from proxy.routes.memory_relay import learning_turns
 from proxy.wire.openai_chat import OPENAI_CHAT
 
-SETS = ("persona_chat.jsonl", "persona_chat_holdout.jsonl")
+SETS = (
+    "persona_chat.jsonl",
+    "persona_chat_holdout.jsonl",
+    "persona_chat_dev2.jsonl",  # written blind this session, tuned on after first contact
+    "persona_chat_holdout2.jsonl",  # written blind with it, scored once, never tuned on
+)
 
 
 @dataclass(slots=True)

@@ -55,6 +55,8 @@ _LINE_LABELS = frozenset(
         "ps",
     ]
 )
+# a sentence opening on a noun then a capitalised name: "wife Ingrid is vegan", "also son Kofi ..."
+_OWNER_FIRST = re.compile(r"((?:^|[.!?]\s+)(?:(?:and|also|btw|oh)\s+)?)([A-Za-z]+) ([A-Z][a-z]+)\b")
 _PERSONAL_CUES = frozenset(
     {"i", "me", "my", "mine", "myself", "we", "our", "us", "he", "she", "call", "tz", "timezone"}
 )
@@ -198,7 +200,22 @@ class ClauseExtractor:
             parts += [line[last:start], name]
             last = end
         parts.append(line[last:])
-        return _Unit(batch, turn, "".join(parts), commands)
+        said = "".join(parts)
+        if turn.role == "user":
+            said = self._owned(said)
+        return _Unit(batch, turn, said, commands)
+
+    def _owned(self, line: str) -> str:
+        """ "wife Ingrid is vegan", "dog Biscuit hates the vet": in chat a sentence may open on a
+        relative or a pet by name, the "my" left out; it is put back so the frames read it."""
+
+        def mine(match: re.Match[str]) -> str:
+            noun = match.group(2).lower()
+            if noun in self.lexicon["kin_noun"] or noun in self.lexicon["pet_noun"]:
+                return f"{match.group(1)}my {match.group(2)} {match.group(3)}"
+            return match.group(0)
+
+        return _OWNER_FIRST.sub(mine, line)
 
     def _read(
         self, doc: Any, turn: Turn, question: Any = None, placed: dict[str, Command] | None = None
@@ -234,8 +251,9 @@ class ClauseExtractor:
             if turn.role == "assistant":
                 # the report as a whole sentence stands for the clause readers' free-form parts
                 whole = self.readers.report_sentence(sent, clauses)
-                if whole:
-                    facts = [f for f in facts if f.key] + whole
+                keyed = [f for f in facts if f.key]
+                if whole and (not keyed or self.readers.says_more(sent, keyed)):
+                    facts = keyed + whole
             after_question = text.endswith("?")
             if turn.role == "user" and not any(f.kind == "procedural" for f in facts):
                 facts += self.readers.fragment_rules(sent, asked)

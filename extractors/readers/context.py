@@ -45,8 +45,7 @@ class ContextNotes(ReaderBase):
         text = joined(tokens)
         if "?" in text or len(tokens) > _MAX_WORDS or len(tokens) < 4:
             return []
-        told = " ".join(f"{f.value} {f.text} {f.previous} {f.other} {f.when}" for f in facts).lower()
-        if not any(self._detail(t) and t.lower_ not in told for t in tokens):
+        if not self.says_more(sent, facts):
             return []  # the slots say it all
         said = in_third_person(text)
         return [
@@ -153,6 +152,11 @@ class ContextNotes(ReaderBase):
                 anchor=tokens[0].i,
             )
         ]
+
+    def says_more(self, sent: Span, facts: list[Fact]) -> bool:
+        """Whether the sentence names something the facts read from it do not hold."""
+        told = " ".join(f"{f.value} {f.text} {f.previous} {f.other} {f.when}" for f in facts).lower()
+        return any(self._detail(t) and t.lower_ not in told for t in sent)
 
     def _detail(self, token: Token) -> bool:
         """A word a later session could not guess: a name, a version, a coined word."""
