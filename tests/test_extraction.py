@@ -345,6 +345,12 @@ def test_an_emoji_ends_a_sentence(extractor: ClauseExtractor) -> None:
     assert ("diet", "vegetarian") in facts(extractor, "drummer here, touring Japan in May 🥁 I'm vegetarian")
 
 
+def test_a_permission_about_code_is_a_rule(extractor: ClauseExtractor) -> None:
+    said = texts(extractor, "branches named hotfix/* can go straight to main when i'm on call")
+    assert said == ["S rule: Branches named hotfix/* can go straight to main when the user is on call."]
+    assert facts(extractor, "the tests can be flaky") == []
+
+
 def test_rules_about_answers_belong_to_the_user(extractor: ClauseExtractor) -> None:
     (rule,) = extractor.extract([Turn("user", "dont use emojis in anything u write for me", 0)])
     assert rule.scope_level == "user" and "the user" in rule.text_template

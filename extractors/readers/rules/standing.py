@@ -5,6 +5,8 @@ and norms about code ("`any` is banned", "branch names have to be ...")."""
 
 from __future__ import annotations
 
+import re
+
 from extractors.clauses import Clause
 from extractors.readers.common import DEICTIC, Fact, Token, checkpoint_of
 from extractors.readers.rules.facts import RuleBase
@@ -253,6 +255,20 @@ class StandingRules(RuleBase):
         )
         if (duty or normed or clause.standing) and (about_code or normed):
             return plain(tokens)
+        permitted = (
+            clause.modal in ("can", "may")
+            and subject is not None
+            and not clause.negated
+            and lemma not in ("be", "get", "have", "take", "break", "fail", "crash", "hang")
+        )  # a permission to do, not what may happen ("the tests can be flaky")
+        named = subject is not None and any(
+            t._.tech is not None or re.search(r"[/*_.]", t.text) or t.lemma_.lower() in lex["code_noun"]
+            for t in subject.subtree
+        )
+        if permitted and named:
+            return plain(
+                tokens
+            )  # "branches named hotfix/* can go straight to main", "the boot parser may malloc"
         habitual = ("live", "go", "follow", "use", "stay", "need", "carry", "belong", "start", "end")
         if about_code and clause.head.tag_ in ("VBP", "VBZ") and lemma in habitual:
             return plain(tokens)
