@@ -329,9 +329,13 @@ class ClauseExtractor:
             facts += readers.stack(clause, [s for s in techs if s.start not in in_commands])
             facts += readers.named_in_slot(clause, in_commands | {f.anchor for f in facts})
         one_off = after_question and clause.mood == "imperative" and not clause.standing
-        # a product the rule names ("all new python code needs type hints") does not stop the rule
+        # a product the rule names ("all new python code needs type hints") does not stop the rule,
+        # nor a command read from another clause of the sentence (", mypy runs in strict mode")
+        own = {t.i for t in clause.tokens}
         if not one_off and not any(
-            f.kind == "procedural" or (f.key and not _bare_language(f)) for f in facts
+            (f.kind == "procedural" or (f.key and not _bare_language(f)))
+            and (f.anchor in own or f.anchor < 0)
+            for f in facts
         ):
             facts += readers.rules(clause)
         facts += readers.preference(clause)

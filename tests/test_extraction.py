@@ -351,6 +351,13 @@ def test_a_permission_about_code_is_a_rule(extractor: ClauseExtractor) -> None:
     assert facts(extractor, "the tests can be flaky") == []
 
 
+def test_a_program_as_the_subject_of_a_sentence_is_no_command(extractor: ClauseExtractor) -> None:
+    said = "all new python code needs type hints, mypy runs in strict mode in ci"
+    found = texts(extractor, said)
+    assert "S rule: All new python code needs type hints." in found, found
+    assert not any("command is mypy runs" in text for text in found), found
+
+
 def test_rules_about_answers_belong_to_the_user(extractor: ClauseExtractor) -> None:
     (rule,) = extractor.extract([Turn("user", "dont use emojis in anything u write for me", 0)])
     assert rule.scope_level == "user" and "the user" in rule.text_template
