@@ -321,6 +321,8 @@ class TechMarker:
         before = doc[span.start - 1].lower_ if span.start > 0 else ""
         if _counted_or_dated(span, before):
             return False
+        if _inside_a_name(span):
+            return False  # "a small biotech called Helix Forge", "my mod Tea Garden Expanded"
         if self._named_for_slot(root):
             return True  # "everything's on render now", however the tagger read "render"
         # "a proper team project", "quick rundown": a word that describes the next noun is a word
@@ -380,6 +382,17 @@ def _anchored(span: Any, anchors: list[Any]) -> bool:
         if a.head.i == b.i or b.head.i == a.i or a.head.i == b.head.i:
             return True  # one governs the other, or both belong to one word ("Yarn is ..., not pnpm")
     return False
+
+
+def _inside_a_name(span: Any) -> bool:
+    """An ordinary-word product name written as one word of a longer capitalised name."""
+    doc = span.doc
+    neighbours = [doc[span.start - 1]] if span.start > 0 and not doc[span.start - 1].is_sent_start else []
+    neighbours += [doc[span.end]] if span.end < len(doc) else []
+    return span[0].text[:1].isupper() and any(
+        t.text[:1].isupper() and t.is_alpha and t._.tech is None and t.text.lower() not in ("i", "ci")
+        for t in neighbours
+    )
 
 
 def _counted_or_dated(span: Any, before: str) -> bool:
