@@ -358,6 +358,12 @@ def test_a_program_as_the_subject_of_a_sentence_is_no_command(extractor: ClauseE
     assert not any("command is mypy runs" in text for text in found), found
 
 
+def test_a_role_is_an_occupation_and_a_name_is_no_word(extractor: ClauseExtractor) -> None:
+    assert not [k for k, _ in facts(extractor, "tests here are `just test`, it wraps pytest") if k == "role"]
+    assert not [k for k, _ in facts(extractor, "network here is bad, offline first") if k == "role"]
+    assert not [k for k, _ in facts(extractor, "changed my working hours, im 7-15 now") if k == "age"]
+
+
 def test_rules_about_answers_belong_to_the_user(extractor: ClauseExtractor) -> None:
     (rule,) = extractor.extract([Turn("user", "dont use emojis in anything u write for me", 0)])
     assert rule.scope_level == "user" and "the user" in rule.text_template

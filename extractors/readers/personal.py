@@ -74,6 +74,15 @@ class PersonalReader(StatementReader):
             value = value_of(value_token, frame.span)
             if not value or value.lower() in DEICTIC:
                 continue
+            if (
+                frame.key == "name"
+                and value.islower()
+                and (value in self.known_words or value_token.pos_ == "ADJ")
+            ):
+                continue  # "im colorblind": a word of English, not a name
+            after = value_token.doc[value_token.i + 1] if value_token.i + 1 < len(value_token.doc) else None
+            if frame.key == "age" and after is not None and after.text in ("-", "\u2013", ":", "/"):
+                continue  # "im 7-15 now": hours, not an age
             noun = hit.nodes.get("noun")
             names = {"value": value, "noun": noun.lower_ if noun is not None else "", "subject": SUBJECT_MARK}
             key = frame.key.format(**{**names, "value": slug(value)}) if frame.key else None
