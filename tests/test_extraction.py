@@ -284,6 +284,8 @@ def test_an_introduction_written_as_notes_is_kept_whole(extractor: ClauseExtract
         "S: sparky here (electrician, perth WA)."
     ]
     assert facts(extractor, "printer, scanner and a laptop on the desk") == []
+    named = texts(extractor, "my name is Chidi, pharmacist in Lagos")
+    assert "S: Chidi, pharmacist in Lagos." in named, named
 
 
 def test_chit_chat_keeps_what_people_say_of_themselves(extractor: ClauseExtractor) -> None:

@@ -28,6 +28,7 @@ _OPENERS = frozenset(
         "here",
         "so",
     }
+    | {"my", "name", "name's", "names", "is", "this", "it's"}  # "my name is Chidi, pharmacist in Lagos"
 )
 _MAX_WORDS = 40
 
