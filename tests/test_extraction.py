@@ -366,6 +366,22 @@ def test_a_role_is_an_occupation_and_a_name_is_no_word(extractor: ClauseExtracto
     assert not [k for k, _ in facts(extractor, "changed my working hours, im 7-15 now") if k == "age"]
 
 
+@pytest.mark.parametrize(
+    ("said", "rule"),
+    [
+        ("always ask before running anything that touches the prod database", "S rule: Always ask before"),
+        (
+            "every public func needs a doc comment with @param",
+            "S rule: Every public func needs a doc comment",
+        ),
+        ("branches are named TICKET-123/short-desc", "S rule: Branches are named TICKET-123/short-desc."),
+        ("money is stored as integer cents everywhere", "S rule: Money is stored as integer cents"),
+    ],
+)
+def test_norms_about_code_are_rules(extractor: ClauseExtractor, said: str, rule: str) -> None:
+    assert any(text.startswith(rule) for text in texts(extractor, said)), texts(extractor, said)
+
+
 def test_rules_about_answers_belong_to_the_user(extractor: ClauseExtractor) -> None:
     (rule,) = extractor.extract([Turn("user", "dont use emojis in anything u write for me", 0)])
     assert rule.scope_level == "user" and "the user" in rule.text_template

@@ -117,8 +117,10 @@ class StandingRules(RuleBase):
     def _imperative(self, clause: Clause, tokens: list[Token]) -> str | None:
         """An order that is a rule, as said; None for an order about the task at hand."""
         lemma = clause.head.lemma_.lower()
-        if lemma in self.lex["plan_verb"] or lemma in _NOT_RULES:
-            return None
+        if lemma in self.lex["plan_verb"] or (
+            lemma in _NOT_RULES and not (lemma == "ask" and clause.standing)
+        ):
+            return None  # but "always ask before running anything on prod" is a rule
         if not any(
             c.dep_ not in ("aux", "neg", "advmod", "punct", "intj", "discourse", "cc")
             for c in clause.head.children
