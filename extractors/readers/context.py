@@ -47,20 +47,7 @@ class ContextNotes(ReaderBase):
             return []
         if not self.says_more(sent, facts):
             return []  # the slots say it all
-        said = in_third_person(text)
-        return [
-            Fact(
-                kind="semantic",
-                scope="project",
-                key=None,
-                value=said,
-                text=sentence(f"{SUBJECT_MARK}: {said}"),
-                span=text,
-                reader="stack.context",
-                confidence=0.6,
-                anchor=tokens[0].i,
-            )
-        ]
+        return [_as_said(tokens, "project", "stack.context")]
 
     def command_note(
         self,
@@ -89,20 +76,7 @@ class ContextNotes(ReaderBase):
             return []  # "I ran pnpm add zod and it hangs": what happened, not how things are done
         if tokens[0].lower_ in ("after", "since", "if", "when", "once") and ":" not in text[:40]:
             return []  # "after pnpm test the snapshot is stale": the outcome of a run
-        said = in_third_person(text)
-        return [
-            Fact(
-                kind="semantic",
-                scope="project",
-                key=None,
-                value=said,
-                text=sentence(f"{SUBJECT_MARK}: {said}"),
-                span=text,
-                reader="commands.context",
-                confidence=0.6,
-                anchor=tokens[0].i,
-            )
-        ]
+        return [_as_said(tokens, "project", "commands.context")]
 
     def change_note(
         self, sent: Span, clauses: list[Clause], facts: list[Fact], asked: int | None
@@ -138,20 +112,7 @@ class ContextNotes(ReaderBase):
             t._.tech is not None or t.lemma_.lower() in self.lex["code_noun"] or COMMAND.match(t.text)
             for t in tokens
         )  # "im not at Shopify anymore": the person's change, whatever it names
-        said = in_third_person(text)
-        return [
-            Fact(
-                kind="semantic",
-                scope="project" if technical else "user",
-                key=None,
-                value=said,
-                text=sentence(f"{SUBJECT_MARK}: {said}"),
-                span=text,
-                reader="change.context",
-                confidence=0.6,
-                anchor=tokens[0].i,
-            )
-        ]
+        return [_as_said(tokens, "project" if technical else "user", "change.context")]
 
     def says_more(self, sent: Span, facts: list[Fact]) -> bool:
         """Whether the sentence names something the facts read from it do not hold."""
@@ -170,6 +131,23 @@ class ContextNotes(ReaderBase):
         if token.lower_ in common or token.lemma_.lower() in common:
             return False  # "repo", "backend", "config": words of the trade, not names
         return token.pos_ == "PROPN" or (token.is_alpha and token.lower_ not in self.known_words)
+
+
+def _as_said(tokens: list[Token], scope: str, reader: str) -> Fact:
+    """The sentence as said, in the third person, as a free-form fact of ``scope``."""
+    text = joined(tokens)
+    said = in_third_person(text)
+    return Fact(
+        kind="semantic",
+        scope=scope,
+        key=None,
+        value=said,
+        text=sentence(f"{SUBJECT_MARK}: {said}"),
+        span=text,
+        reader=reader,
+        confidence=0.6,
+        anchor=tokens[0].i,
+    )
 
 
 _OURS = frozenset({"i", "im", "i'm", "my", "me", "we", "we're", "our", "us"})
