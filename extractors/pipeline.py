@@ -159,7 +159,7 @@ class ClauseExtractor:
                 and doc[t.i - 1].lower_
                 not in ("and", "or", "not", "just", "even", "do", "is", "think", "hope")
                 and doc[t.i - 1].pos_ != "PUNCT"
-                and t.head.pos_ not in ("ADJ", "ADV")  # "so good", "so much": an intensifier
+                and not (t.head.i > t.i and t.head.pos_ in ("ADJ", "ADV"))  # "so good": an intensifier
             ]
             if cuts:
                 line = unit.line

@@ -382,6 +382,17 @@ def test_norms_about_code_are_rules(extractor: ClauseExtractor, said: str, rule:
     assert any(text.startswith(rule) for text in texts(extractor, said)), texts(extractor, said)
 
 
+def test_what_the_person_is_said_with_here(extractor: ClauseExtractor) -> None:
+    assert texts(extractor, "type 1 diabetic here, can you always put carb counts on recipes")[:1] == [
+        "S is type 1 diabetic."
+    ]
+    assert texts(extractor, "I'm type 1 diabetic so meal plans need carb counts per serving") == [
+        "S is type 1 diabetic."
+    ]
+    for passing in ("new here, how does this work", "same here"):
+        assert facts(extractor, passing) == [], passing
+
+
 def test_rules_about_answers_belong_to_the_user(extractor: ClauseExtractor) -> None:
     (rule,) = extractor.extract([Turn("user", "dont use emojis in anything u write for me", 0)])
     assert rule.scope_level == "user" and "the user" in rule.text_template

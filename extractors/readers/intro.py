@@ -31,6 +31,9 @@ _OPENERS = frozenset(
     | {"my", "name", "name's", "names", "is", "this", "it's"}  # "my name is Chidi, pharmacist in Lagos"
 )
 _MAX_WORDS = 40
+_NOT_WHO = frozenset(
+    {"new", "same", "also", "just", "ok", "okay", "everyone", "nobody", "all", "still", "back", "long"}
+)
 
 
 class Introductions(ReaderBase):
@@ -52,6 +55,8 @@ class Introductions(ReaderBase):
                 return []
             start = comma + 1
         role = self._role(tokens[start:])
+        if role is None and first and not named:
+            return self._here(tokens[start:])
         if role is None or not (first or named):
             return []
         said_am = any(t.lower_ in ("im", "i'm", "m", "'m", "am") for t in tokens[:start])
@@ -76,6 +81,36 @@ class Introductions(ReaderBase):
                 reader="personal.introduction",
                 confidence=0.7,
                 anchor=tokens[start].i,
+            )
+        ]
+
+    def _here(self, tokens: list[Token]) -> list[Fact]:
+        """ "type 1 diabetic here", "lactose intolerant here": what the person is, said with "here"."""
+        here = next((n for n, t in enumerate(tokens[:6]) if t.lower_ == "here"), None)
+        if here is None or here == 0:
+            return []
+        after = tokens[here + 1] if here + 1 < len(tokens) else None
+        if after is not None and after.pos_ in ("VERB", "AUX"):
+            return []  # "tests here are `just test`": the thing here, not the person
+        words = tokens[:here]
+        if any(t.pos_ in ("VERB", "AUX", "PRON", "DET") or t._.tech is not None for t in words):
+            return []
+        if not any(t.pos_ in ("ADJ", "NOUN", "PROPN") for t in words):
+            return []
+        if all(t.lower_ in _NOT_WHO or t.lower_ in self.lex["transient_adjective"] for t in words):
+            return []  # "new here", "same here", "tired here"
+        said = joined(words)
+        return [
+            Fact(
+                kind="semantic",
+                scope="user",
+                key=None,
+                value=said,
+                text=sentence(f"{SUBJECT_MARK} is {said}."),
+                span=joined(tokens),
+                reader="personal.introduction",
+                confidence=0.7,
+                anchor=words[0].i,
             )
         ]
 
