@@ -57,6 +57,12 @@ _LINE_LABELS = frozenset(
 )
 # a sentence opening on a noun then a capitalised name: "wife Ingrid is vegan", "also son Kofi ..."
 _OWNER_FIRST = re.compile(r"((?:^|[.!?]\s+)(?:(?:and|also|btw|oh)\s+)?)([A-Za-z]+) ([A-Z][a-z]+)\b")
+_SUBJECTLESS = re.compile(
+    r"((?:^|[.!?,;]\s+))((?:originally from|born (?:n|and|&) raised|born in|been (?:living|based|working)|"
+    r"grew up|got (?:a|an|two|three|four|\d+) ))",
+    re.I,
+)
+_SUBJECTS = {"originally": "I'm ", "born": "I was ", "been": "I've ", "grew": "I ", "got": "I've "}
 _PERSONAL_CUES = frozenset(
     {"i", "me", "my", "mine", "myself", "we", "our", "us", "he", "she", "call", "tz", "timezone"}
 )
@@ -215,7 +221,17 @@ class ClauseExtractor:
                 return f"{match.group(1)}my {match.group(2)} {match.group(3)}"
             return match.group(0)
 
-        return _OWNER_FIRST.sub(mine, line)
+        line = _OWNER_FIRST.sub(mine, line)
+        # "originally from Kenya, been living in Leeds", "born n raised in Cebu", "got two cats":
+        # the "I" chat leaves out before what a person says of their life, put back for the parser
+        return _SUBJECTLESS.sub(
+            lambda m: (
+                m.group(1)
+                + _SUBJECTS[m.group(2).lower().split()[0]]
+                + re.sub(r"\b(?:n|&)\b", "and", m.group(2))
+            ),
+            line,
+        )
 
     def _read(
         self, doc: Any, turn: Turn, question: Any = None, placed: dict[str, Command] | None = None

@@ -393,6 +393,12 @@ def test_what_the_person_is_said_with_here(extractor: ClauseExtractor) -> None:
         assert facts(extractor, passing) == [], passing
 
 
+def test_a_life_told_without_its_i(extractor: ClauseExtractor) -> None:
+    said = facts(extractor, "originally from Kenya, been living in Leeds for 3 yrs now")
+    assert ("hometown", "Kenya") in said and ("home_city", "Leeds") in said, said
+    assert texts(extractor, "born n raised in Cebu") == ["S grew up in Cebu."]
+
+
 def test_rules_about_answers_belong_to_the_user(extractor: ClauseExtractor) -> None:
     (rule,) = extractor.extract([Turn("user", "dont use emojis in anything u write for me", 0)])
     assert rule.scope_level == "user" and "the user" in rule.text_template

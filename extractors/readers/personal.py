@@ -72,8 +72,8 @@ class PersonalReader(StatementReader):
             if value_token.lower_ in self.lex["timezone"]:
                 continue  # "I'm in PST": a time zone
             value = value_of(value_token, frame.span)
-            if not value or value.lower() in DEICTIC:
-                continue
+            if not value or value.lower() in DEICTIC or value.lower().startswith(("same ", "the same ")):
+                continue  # "still live in the same town": which town was said elsewhere
             if (
                 frame.key == "name"
                 and value.islower()
