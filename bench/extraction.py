@@ -36,6 +36,7 @@ NATURAL_SETS = (
     "natural_phrasing_holdout3.jsonl",
     "natural_phrasing_holdout5.jsonl",
     "natural_phrasing_holdout4.jsonl",
+    "natural_phrasing_holdout6.jsonl",
 )
 BATCH = 32
 

@@ -31,6 +31,7 @@ SETS = (
     "persona_chat_holdout.jsonl",
     "persona_chat_dev2.jsonl",  # written blind this session, tuned on after first contact
     "persona_chat_holdout2.jsonl",  # written blind with it, scored once, never tuned on
+    "persona_chat_holdout3.jsonl",  # written blind later in the session, scored once at the end
 )
 
 
