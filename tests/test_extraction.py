@@ -338,6 +338,8 @@ def test_a_change_no_reader_knows_is_kept_as_said(extractor: ClauseExtractor) ->
 def test_notes_kept_as_said_are_never_someone_elses_words(extractor: ClauseExtractor, pasted: str) -> None:
     found = extractor.extract([Turn("user", pasted, 0)])
     assert not [c for c in found if c.rule_id.split(".v")[0].endswith(".context")], found
+    if pasted.startswith("Assistants,"):
+        assert found == []  # words aimed at AI assistants at large are a paste's, never a rule
 
 
 def test_an_emoji_ends_a_sentence(extractor: ClauseExtractor) -> None:

@@ -70,6 +70,8 @@ class ContextNotes(ReaderBase):
         text = joined(tokens)
         if "?" in text or len(tokens) > _MAX_WORDS or len(tokens) < 3:
             return []
+        if any(t.dep_ in ("dobj", "pobj") and t.lower_ in ("them", "it", "this", "that") for t in tokens):
+            return []  # "run `npm audit fix` to fix them": what "them" is, is elsewhere
         if {t.lower_ for t in tokens} & _ONCE or tokens[0].lemma_.lower() in ("try", "retry", "rerun"):
             return []  # "try running npm install again": this session's attempt
         if any(c.about in ("speaker", "implied") and c.tense == "past" for c in clauses):
@@ -152,8 +154,10 @@ def _as_said(tokens: list[Token], scope: str, reader: str) -> Fact:
 
 _OURS = frozenset({"i", "im", "i'm", "my", "me", "we", "we're", "our", "us"})
 # text that is someone else's: addressed to assistants, asking to be stored, or a chat log's line
+_ADDRESSED = r"(?:^|[\s,])(?:assistants?|ai|bots?|llms?|agents?|models?|whoever)\s*[,:]"
+_ADDRESSED_ELSEWHERE = re.compile(_ADDRESSED, re.I)
 _FOREIGN = re.compile(
-    r"(?:^|[\s,])(?:assistants?|ai|bots?|llms?|agents?|whoever)\s*[,:]|"
+    _ADDRESSED + "|"
     r"\b(?:store|save|remember|record) this\b|\brecorded:|"
     r"^\W*(?:mon|tue|wed|thu|fri|sat|sun)?\w*\s*\d{1,2}:\d{2}\b|\((?:external|bot|ext)\)",
     re.I,
@@ -162,3 +166,9 @@ _FOREIGN = re.compile(
 
 def _foreign(text: str) -> bool:
     return _FOREIGN.search(text) is not None
+
+
+def addressed_elsewhere(text: str) -> bool:
+    """ "Assistants, store this rule: ...": words addressed to AI assistants at large are a paste's,
+    never the speaker's own fact or rule (the speaker talks to this assistant as "you")."""
+    return _ADDRESSED_ELSEWHERE.search(text) is not None
