@@ -28,6 +28,7 @@ from extractors.lexicon import Lexicon, load_lexicon
 from extractors.qualifiers import load_qualifiers
 from extractors.readers import Fact, Readers
 from extractors.readers.context import addressed_elsewhere
+from extractors.register import run_on_cut, spoken_in_full
 from extractors.render import SUBJECT_MARK
 from extractors.shell import Command, load_shell
 from extractors.text import learnable_lines
@@ -56,14 +57,6 @@ _LINE_LABELS = frozenset(
         "ps",
     ]
 )
-# a sentence opening on a noun then a capitalised name: "wife Ingrid is vegan", "also son Kofi ..."
-_OWNER_FIRST = re.compile(r"((?:^|[.!?]\s+)(?:(?:and|also|btw|oh)\s+)?)([A-Za-z]+) ([A-Z][a-z]+)\b")
-_SUBJECTLESS = re.compile(
-    r"((?:^|[.!?,;]\s+))((?:originally from|born (?:n|and|&) raised|born in|been (?:living|based|working)|"
-    r"grew up|got (?:a|an|two|three|four|\d+) ))",
-    re.I,
-)
-_SUBJECTS = {"originally": "I'm ", "born": "I was ", "been": "I've ", "grew": "I ", "got": "I've "}
 _PERSONAL_CUES = frozenset(
     {"i", "me", "my", "mine", "myself", "we", "our", "us", "he", "she", "call", "tz", "timezone"}
 )
@@ -109,6 +102,7 @@ class ClauseExtractor:
         self.clause_reader = ClauseReader(self.lexicon, project_labels)
         self.readers = Readers(self.lexicon, self.vocabulary, self.known_words)
         self._labels = frozenset(self.vocabulary.labels) | _LINE_LABELS
+        self._owned = self.lexicon["kin_noun"] | self.lexicon["pet_noun"]  # "wife Ingrid", "dog Biscuit"
         self._lock = threading.Lock()
 
     def extract(self, turns: list[Turn]) -> list[Candidate]:
@@ -150,31 +144,12 @@ class ClauseExtractor:
         return results
 
     def _run_ons_cut(self, units: list[_Unit], docs: list[Any]) -> list[Any]:
-        """ "I'm type 1 diabetic so meal plans need carb counts": the small parser reads a run-on's
-        "so" as a preposition and loses the statement before it. A "so" that starts a clause (not
-        "so good", "so much") is cut into a sentence of its own, and the line parsed again."""
+        """Each user line with a run-on's clause-opening "so" cut (``register.run_on_cut``), parsed again."""
         again: dict[int, str] = {}
         for n, (unit, doc) in enumerate(zip(units, docs, strict=True)):
-            if unit.turn.role != "user":
-                continue
-            cuts = [
-                t.idx
-                for t in doc
-                if t.lower_ == "so"
-                and 2 <= t.i < len(doc) - 2
-                and doc[t.i + 1].pos_ not in ("ADJ", "ADV", "PUNCT", "SCONJ")
-                and doc[t.i - 1].lower_
-                not in ("and", "or", "not", "just", "even", "do", "is", "think", "hope")
-                and doc[t.i - 1].pos_ != "PUNCT"
-                and not (t.head.i > t.i and t.head.pos_ in ("ADJ", "ADV"))  # "so good": an intensifier
-            ]
-            if cuts:
-                line = unit.line
-                for at in reversed(cuts):
-                    line = f"{line[:at].rstrip()}. {line[at:]}"
-                again[n] = line
-        if not again:
-            return docs
+            cut = run_on_cut(unit.line, doc) if unit.turn.role == "user" else None
+            if cut is not None:
+                again[n] = cut
         for n, doc in zip(again, self.nlp.pipe(again.values(), batch_size=64), strict=True):
             units[n].line = again[n]
             docs[n] = doc
@@ -209,30 +184,8 @@ class ClauseExtractor:
         parts.append(line[last:])
         said = "".join(parts)
         if turn.role == "user":
-            said = self._owned(said)
+            said = spoken_in_full(said, self._owned)
         return _Unit(batch, turn, said, commands)
-
-    def _owned(self, line: str) -> str:
-        """ "wife Ingrid is vegan", "dog Biscuit hates the vet": in chat a sentence may open on a
-        relative or a pet by name, the "my" left out; it is put back so the frames read it."""
-
-        def mine(match: re.Match[str]) -> str:
-            noun = match.group(2).lower()
-            if noun in self.lexicon["kin_noun"] or noun in self.lexicon["pet_noun"]:
-                return f"{match.group(1)}my {match.group(2)} {match.group(3)}"
-            return match.group(0)
-
-        line = _OWNER_FIRST.sub(mine, line)
-        # "originally from Kenya, been living in Leeds", "born n raised in Cebu", "got two cats":
-        # the "I" chat leaves out before what a person says of their life, put back for the parser
-        return _SUBJECTLESS.sub(
-            lambda m: (
-                m.group(1)
-                + _SUBJECTS[m.group(2).lower().split()[0]]
-                + re.sub(r"\b(?:n|&)\b", "and", m.group(2))
-            ),
-            line,
-        )
 
     def _read(
         self, doc: Any, turn: Turn, question: Any = None, placed: dict[str, Command] | None = None
@@ -274,28 +227,8 @@ class ClauseExtractor:
                 if whole and (not keyed or self.readers.says_more(sent, keyed)):
                     facts = keyed + whole
             after_question = text.endswith("?")
-            if turn.role == "user" and not any(f.kind == "procedural" for f in facts):
-                facts += self.readers.fragment_rules(sent, asked)
-            if turn.role == "user" and not any(f.key == "role" for f in facts):
-                facts += self.readers.introduction(sent, first=number <= 1)
-            if turn.role == "user" and not any(f.key == "response_language" for f in facts):
-                facts += self.readers.reply_language(sent)
-            if turn.role == "user" and not any(f.key == "timezone" for f in facts):
-                facts += self.readers.timezone(sent)
-            if turn.role == "user" and not any(f.key == "diet" for f in facts):
-                facts += self.readers.diet(sent, clauses)
-            if turn.role == "user" and not any(
-                f.key and qualifier_of(self.qualifiers, f, text) for f in facts
-            ):
-                # the qualifier is read from the line as written, commands back in place ("except `apps/x`")
-                exceptions = self.readers.exception(
-                    sent, clauses, qualifier_of(self.qualifiers, None, put_back(text, placed))
-                )
-                if exceptions:
-                    # the exception, as said, stands for the sentence; its unqualified parts are not rules
-                    facts = [
-                        f for f in facts if f.kind != "procedural" and f.scope == "project" and f.key
-                    ] + exceptions
+            if turn.role == "user":
+                facts = self._sentence_facts(sent, clauses, facts, number, asked, put_back(text, placed))
             facts = unique_slots(facts)
             if any(f.reader.startswith(("rules.", "commands.")) for f in facts):
                 # "no `any` in TS", "all new python code needs type hints": the language is what the
@@ -304,20 +237,59 @@ class ClauseExtractor:
             if turn.role == "user" and asked is not None and not text.endswith("?"):
                 facts = [f for f in facts if f.anchor < asked]  # "..., how to undo it but keep the changes"
             if turn.role == "user":
-                facts += self.readers.stack_note(sent, facts, asked)
-                mine = [
-                    (c, span)
-                    for c, span in commands
-                    if span.start >= sent.start and span.end <= sent.end and self.shell.runs(c)
-                ]
-                facts += self.readers.command_note(sent, clauses, facts, mine, asked)
-                facts += self.readers.change_note(sent, clauses, facts, asked)
+                facts += self._notes(sent, clauses, facts, commands, asked)
             reads += [Read(f, turn, text, correcting, placed=placed or {}) for f in facts]
             if correcting and not any(f.key for f in facts):
                 bare = bare_value(sent, techs, commands)
                 if bare is not None:
                     reads.append(Read(bare, turn, text, True, bare=bare, placed=placed or {}))
         return reads
+
+    def _sentence_facts(
+        self, sent: Any, clauses: list[Clause], facts: list[Fact], number: int, asked: int | None, said: str
+    ) -> list[Fact]:
+        """What a user's sentence says beyond its clauses: rules written as notes, an introduction, a
+        reply language, a time zone, a diet, and an exception to a rule (``said``: the sentence as
+        written, commands back in place, for its qualifier: "except `apps/x`")."""
+        readers = self.readers
+        if not any(f.kind == "procedural" for f in facts):
+            facts += readers.fragment_rules(sent, asked)
+        if not any(f.key == "role" for f in facts):
+            facts += readers.introduction(sent, first=number <= 1)
+        if not any(f.key == "response_language" for f in facts):
+            facts += readers.reply_language(sent)
+        if not any(f.key == "timezone" for f in facts):
+            facts += readers.timezone(sent)
+        if not any(f.key == "diet" for f in facts):
+            facts += readers.diet(sent, clauses)
+        text = sent.text.strip()
+        if not any(f.key and qualifier_of(self.qualifiers, f, text) for f in facts):
+            exceptions = readers.exception(sent, clauses, qualifier_of(self.qualifiers, None, said))
+            if exceptions:
+                # the exception, as said, stands for the sentence; its unqualified parts are not rules
+                facts = [
+                    f for f in facts if f.kind != "procedural" and f.scope == "project" and f.key
+                ] + exceptions
+        return facts
+
+    def _notes(
+        self,
+        sent: Any,
+        clauses: list[Clause],
+        facts: list[Fact],
+        commands: list[tuple[Command, Any]],
+        asked: int | None,
+    ) -> list[Fact]:
+        """The sentence kept as said where the slot readers read it only in part (readers/context.py)."""
+        notes = self.readers.stack_note(sent, facts, asked)
+        mine = [
+            (c, span)
+            for c, span in commands
+            if span.start >= sent.start and span.end <= sent.end and self.shell.runs(c)
+        ]
+        notes += self.readers.command_note(sent, clauses, [*facts, *notes], mine, asked)
+        notes += self.readers.change_note(sent, clauses, [*facts, *notes], asked)
+        return notes
 
     def _clause_facts(
         self,

@@ -20,61 +20,10 @@ from typing import Any, Literal
 import msgspec
 
 from core.errors import ConfigError
+from extractors.ambiguity import anchored_by, counted_or_dated, inside_a_name, used
 from extractors.data import load
 
 VERSION = re.compile(r"^v?\d+(?:\.\d+|\.x)*(?:[a-z]{0,3}\d*)?$|^\d+(?:\.\d+)*\+$", re.IGNORECASE)
-# Days and months, never a product ("on Tuesday", "since March"), and meeting words.
-WEEKDAYS = frozenset(["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"])
-MONTHS = frozenset(
-    [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-    ]
-)
-_CALENDAR = WEEKDAYS | MONTHS | {"sync", "standup"}
-# Verbs under which a name that is also an ordinary word is still a product: "we use rails".
-_TECH_VERBS = frozenset(
-    [
-        "use",
-        "run",
-        "write",
-        "build",
-        "deploy",
-        "host",
-        "switch",
-        "migrate",
-        "move",
-        "base",
-        "power",
-        "rely",
-        "standardize",
-        "standardise",
-        "pick",
-        "choose",
-        "adopt",
-        "install",
-        "upgrade",
-        "downgrade",
-        "replace",
-        "swap",
-        "drop",
-        "ditch",
-        "prefer",
-        "stick",
-        "love",
-        "hate",
-    ]
-)
 
 
 class SlotSpec(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
@@ -262,7 +211,7 @@ class TechMarker:
             found.append(Span(doc, start, end, label=self._category[name], kb_id=name))
         # sentences that name a product unambiguously lend the ambiguous names in them some trust
         anchors = [span for span in found if not self._is_ambiguous(span)]
-        spans = [s for s in found if not self._is_ambiguous(s) or self._plausible(s, _anchored(s, anchors))]
+        spans = [s for s in found if not self._is_ambiguous(s) or self._plausible(s, anchored_by(s, anchors))]
         # "node:test", "react/jsx-runtime": a module of the product, named as a path, not the product
         spans = [
             s
@@ -319,9 +268,9 @@ class TechMarker:
         root = span.root
         doc = span.doc
         before = doc[span.start - 1].lower_ if span.start > 0 else ""
-        if _counted_or_dated(span, before):
+        if counted_or_dated(span, before):
             return False
-        if _inside_a_name(span):
+        if inside_a_name(span):
             return False  # "a small biotech called Helix Forge", "my mod Tea Garden Expanded"
         if self._named_for_slot(root):
             return True  # "everything's on render now", however the tagger read "render"
@@ -354,77 +303,4 @@ class TechMarker:
         following = [t.lower_ for t in doc[span.end : span.end + 4] if t.pos_ != "DET"]
         if following[:1] == ["for"] and len(following) > 1 and following[1] in self._labels:
             return True  # "temporal for the workflows": a product, named for its slot
-        return _used(root)
-
-
-_BETWEEN_PRODUCTS = frozenset(
-    {"instead", "not", "than", "rather", "vs", "versus", "w/", "plus", "then", "to"}
-)
-
-
-def _anchored(span: Any, anchors: list[Any]) -> bool:
-    """An ambiguous name beside a product named unambiguously, in the same list or phrase ("bun +
-    discord.js", "switched from pnpm to yarn"), is a product too; one elsewhere in the sentence ("keep
-    it quick - whats the shortcut ... in vscode") is not lent that trust."""
-    for anchor in anchors:
-        if anchor.sent.start != span.sent.start:
-            continue
-        between = (
-            span.doc[span.end : anchor.start]
-            if anchor.start >= span.end
-            else span.doc[anchor.end : span.start]
-        )
-        if len(between) <= 3 and all(
-            t.is_punct or t.pos_ in ("CCONJ", "ADP") or t.lower_ in _BETWEEN_PRODUCTS for t in between
-        ):
-            return True  # "bun + discord.js", "from pnpm to yarn", "react w/ vite"
-        a, b = anchor.root, span.root
-        if a.head.i == b.i or b.head.i == a.i or a.head.i == b.head.i:
-            return True  # one governs the other, or both belong to one word ("Yarn is ..., not pnpm")
-    return False
-
-
-def _inside_a_name(span: Any) -> bool:
-    """An ordinary-word product name written as one word of a longer capitalised name."""
-    doc = span.doc
-    neighbours = [doc[span.start - 1]] if span.start > 0 and not doc[span.start - 1].is_sent_start else []
-    neighbours += [doc[span.end]] if span.end < len(doc) else []
-    return span[0].text[:1].isupper() and any(
-        t.text[:1].isupper() and t.is_alpha and t._.tech is None and t.text.lower() not in ("i", "ci")
-        for t in neighbours
-    )
-
-
-def _counted_or_dated(span: Any, before: str) -> bool:
-    """A name read as an ordinary word: counted ("one stack per env"), or a day ("since last Monday")."""
-    if before in ("last", "next", "this", "every", "since", "until", "each"):
-        return True  # "since last Monday": a day, not Monday.com
-    if any(
-        (c.dep_ in ("det", "nummod", "predet") and c.lower_ not in ("the",))
-        or (c.dep_ == "amod" and c._.tech is None)
-        for c in span.root.children
-        if c.i < span.start
-    ):
-        return True  # "one stack per env", "a bit of C#": a common noun, counted
-    return before in _CALENDAR or span.text.lower() in _CALENDAR  # "on Tuesday", "the weekly sync"
-
-
-def _used(root: Any) -> bool:
-    """Whether a verb of use governs the word, through prepositions, conjuncts and objects: "we use
-    rails", "deployed on fly and render"."""
-    head = root
-    while head.head.i != head.i and head.dep_ in (
-        "prep",
-        "conj",
-        "pobj",
-        "dobj",
-        "appos",
-        "compound",
-        "attr",
-        "oprd",
-        "nmod",
-    ):
-        head = head.head
-        if head.lemma_ in _TECH_VERBS:
-            return True
-    return head.lemma_ in _TECH_VERBS
+        return used(root)

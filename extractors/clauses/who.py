@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import re
 
+from extractors.ambiguity import WEEKDAYS
 from extractors.clauses.model import GROUP, SPEAKER, Token
 from extractors.lexicon import Lexicon
-from extractors.vocabulary import WEEKDAYS
 
 _PLACEHOLDER = re.compile(r"^CMD\d+$")  # a command set aside before parsing (see pipeline._unit)
 # what one says of oneself with the subject left out: "working as SRE", "living in Lisbon now"
@@ -71,6 +71,34 @@ class WhoReader:
             c.lower_ in ("favourite", "favorite", "fav", "fave") for c in subject.children
         ) and not possessors - {"my"}:
             return "speaker_thing"  # "favourite lang is still ocaml"
+        owned = self._owned_by_speaker(subject, possessors)
+        if owned is not None:
+            return owned
+        if possessors & {"his", "her", "their", "your"} or any(
+            c.dep_ == "poss" and not _time_word(c) for c in subject.children
+        ):
+            return "third"
+        if subject._.tech is not None or _PLACEHOLDER.match(subject.text):
+            return "project"  # a product, or a command set aside before parsing ("CMD1 runs everything")
+        compound = " ".join(
+            [*(c.lower_ for c in subject.children if c.dep_ in ("compound", "amod")), subject.lower_]
+        )
+        if compound in self.labels:
+            return "project"  # "background jobs moved to GoodJob", "the package manager is pnpm"
+        if noun in lex["person_noun"]:
+            return "third"
+        if noun in lex["project_noun"] or subject.lower_ in lex["project_noun"] or noun in self.labels:
+            return "project"
+        if subject.pos_ == "PROPN" and subject.ent_type_ in ("", "PERSON"):
+            return "third"
+        return "thing"
+
+    def _owned_by_speaker(self, subject: Token, possessors: set[str]) -> str | None:
+        """Who a possessed subject is about: "my wife" (family), "my dog" (pet), "my discord bot runs
+        on bun" (the project), "our repo" (the project), "my wife's name" (family); None when the
+        possessor is not the speaker or the team."""
+        lex = self.lex
+        noun = subject.lemma_.lower()
         if possessors & {"my", "mine"}:
             if noun in lex["kin_noun"] or subject.lower_ in lex["kin_noun"]:
                 return "family"
@@ -99,24 +127,7 @@ class WhoReader:
                 return "family"
             if owner.lemma_.lower() in lex["pet_noun"] and (owned or bare):
                 return "pet"
-        if possessors & {"his", "her", "their", "your"} or any(
-            c.dep_ == "poss" and not _time_word(c) for c in subject.children
-        ):
-            return "third"
-        if subject._.tech is not None or _PLACEHOLDER.match(subject.text):
-            return "project"  # a product, or a command set aside before parsing ("CMD1 runs everything")
-        compound = " ".join(
-            [*(c.lower_ for c in subject.children if c.dep_ in ("compound", "amod")), subject.lower_]
-        )
-        if compound in self.labels:
-            return "project"  # "background jobs moved to GoodJob", "the package manager is pnpm"
-        if noun in lex["person_noun"]:
-            return "third"
-        if noun in lex["project_noun"] or subject.lower_ in lex["project_noun"] or noun in self.labels:
-            return "project"
-        if subject.pos_ == "PROPN" and subject.ent_type_ in ("", "PERSON"):
-            return "third"
-        return "thing"
+        return None
 
     def _diary(self, head: Token) -> bool:
         """A note about oneself with the "I" left out: a past verb or an adjective at the start."""

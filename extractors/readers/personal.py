@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from extractors.clauses import Clause
-from extractors.frames import FrameHit
+from extractors.frames import Frame, FrameHit
 from extractors.readers.common import (
     DEICTIC,
     Fact,
@@ -64,25 +64,9 @@ class PersonalReader(StatementReader):
             if clause.tense == "past" and not frame.past:
                 continue  # "since i was five": was, not is
             value_token = hit.nodes[frame.value]
-            names_someone = (
-                frame.span == "name" and frame.key is not None and not frame.key.startswith("home")
-            )
-            if value_token._.tech is not None and frame.scope == "user" and not names_someone:
-                continue  # "we moved to Node 22": a product, not a place ("call me Sam" is a name)
-            if value_token.lower_ in self.lex["timezone"]:
-                continue  # "I'm in PST": a time zone
-            value = value_of(value_token, frame.span)
-            if not value or value.lower() in DEICTIC or value.lower().startswith(("same ", "the same ")):
-                continue  # "still live in the same town": which town was said elsewhere
-            if (
-                frame.key == "name"
-                and value.islower()
-                and (value in self.known_words or value_token.pos_ == "ADJ")
-            ):
-                continue  # "im colorblind": a word of English, not a name
-            after = value_token.doc[value_token.i + 1] if value_token.i + 1 < len(value_token.doc) else None
-            if frame.key == "age" and after is not None and after.text in ("-", "\u2013", ":", "/"):
-                continue  # "im 7-15 now": hours, not an age
+            value = self._frame_value(frame, value_token)
+            if value is None:
+                continue
             noun = hit.nodes.get("noun")
             names = {"value": value, "noun": noun.lower_ if noun is not None else "", "subject": SUBJECT_MARK}
             key = frame.key.format(**{**names, "value": slug(value)}) if frame.key else None
@@ -101,6 +85,28 @@ class PersonalReader(StatementReader):
                 )
             )
         return facts
+
+    def _frame_value(self, frame: Frame, value_token: Token) -> str | None:
+        """The value a frame's hit names, or None when the word there is no such value."""
+        names_someone = frame.span == "name" and frame.key is not None and not frame.key.startswith("home")
+        if value_token._.tech is not None and frame.scope == "user" and not names_someone:
+            return None  # "we moved to Node 22": a product, not a place ("call me Sam" is a name)
+        if value_token.lower_ in self.lex["timezone"]:
+            return None  # "I'm in PST": a time zone
+        value = value_of(value_token, frame.span)
+        if not value or value.lower() in DEICTIC or value.lower().startswith(("same ", "the same ")):
+            return None  # "still live in the same town": which town was said elsewhere
+        if (
+            frame.key == "name"
+            and value.islower()
+            and (value in self.known_words or value_token.pos_ == "ADJ")
+        ):
+            return None  # "im colorblind": a word of English, not a name
+        doc = value_token.doc
+        after = doc[value_token.i + 1] if value_token.i + 1 < len(doc) else None
+        if frame.key == "age" and after is not None and after.text in ("-", "\u2013", ":", "/"):
+            return None  # "im 7-15 now": hours, not an age
+        return str(value)
 
     def referent_name(self, clause: Clause) -> list[Fact]:
         """ "we adopted a beagle, his name is Pickle": the name of the pet or relative just named."""

@@ -148,23 +148,19 @@ class NoteRules(StandingRules):
         return [self.rule_fact(body, tokens, scope, list(sent), colon.i, "rules.note")]
 
 
-def _noted(tokens: list[Token], words: list[str], merged: bool, asked: bool = False) -> bool:
-    """Whether a piece is written as a rule: no clause of its own, and a mark of one ("only", "never",
-    "always", "X > Y", "X over Y", "X not Y", "from now on"). ``asked``: the piece said "pls"."""
+def _a_clause(tokens: list[Token]) -> bool:
+    """Whether a piece is a clause of its own: a verb with its subject, or a finite verb (a "verb"
+    without a subject is a noun the tagger took for a verb: "answers short", "no emojis in ...")."""
     kept = {t.i for t in tokens}
-    if ">" in words[1:-1] and tokens[words.index(">") - 1].is_alpha and tokens[words.index(">") + 1].is_alpha:
-        return True  # "bullets > paragraphs": however the tagger parsed it
-    if len(words) < 2 or any(
+    if any(
         t.dep_ in ("nsubj", "nsubjpass")
         and t.head.i in kept
         and t.head.pos_ in ("VERB", "AUX")
         and t.head.dep_ not in ("relcl", "acl", "advcl", "ccomp")  # "no emojis in anything you write"
         for t in tokens
     ):
-        return False
-    # a finite verb with its subject makes a clause; a "verb" without one is a noun the tagger took
-    # for a verb ("answers short", "bullets > prose", "no emojis in ...")
-    if any(
+        return True
+    return any(
         t.pos_ in ("VERB", "AUX")
         and t.tag_ in ("VBD", "VBZ", "MD")
         and (
@@ -173,7 +169,15 @@ def _noted(tokens: list[Token], words: list[str], merged: bool, asked: bool = Fa
             or any(c.dep_ in ("nsubj", "nsubjpass", "expl") for c in t.children)
         )
         for t in tokens
-    ):
+    )
+
+
+def _noted(tokens: list[Token], words: list[str], merged: bool, asked: bool = False) -> bool:
+    """Whether a piece is written as a rule: no clause of its own, and a mark of one ("only", "never",
+    "always", "X > Y", "X over Y", "X not Y", "from now on"). ``asked``: the piece said "pls"."""
+    if ">" in words[1:-1] and tokens[words.index(">") - 1].is_alpha and tokens[words.index(">") + 1].is_alpha:
+        return True  # "bullets > paragraphs": however the tagger parsed it
+    if len(words) < 2 or _a_clause(tokens):
         return False
     if words[0] == "no" and words[1] in _NO_PHRASES:
         return False

@@ -1,0 +1,132 @@
+"""When an ordinary word that is also a product name ("quick", "split", "render", "go") is the product:
+the evidence around it, read from the parse. Used by the vocabulary's product marker."""
+
+from __future__ import annotations
+
+from typing import Any
+
+# Days and months, never a product ("on Tuesday", "since March"), and meeting words.
+WEEKDAYS = frozenset(["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"])
+MONTHS = frozenset(
+    [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ]
+)
+_CALENDAR = WEEKDAYS | MONTHS | {"sync", "standup"}
+# Verbs under which a name that is also an ordinary word is still a product: "we use rails".
+_TECH_VERBS = frozenset(
+    [
+        "use",
+        "run",
+        "write",
+        "build",
+        "deploy",
+        "host",
+        "switch",
+        "migrate",
+        "move",
+        "base",
+        "power",
+        "rely",
+        "standardize",
+        "standardise",
+        "pick",
+        "choose",
+        "adopt",
+        "install",
+        "upgrade",
+        "downgrade",
+        "replace",
+        "swap",
+        "drop",
+        "ditch",
+        "prefer",
+        "stick",
+        "love",
+        "hate",
+    ]
+)
+
+
+_BETWEEN_PRODUCTS = frozenset(
+    {"instead", "not", "than", "rather", "vs", "versus", "w/", "plus", "then", "to"}
+)
+
+
+def anchored_by(span: Any, anchors: list[Any]) -> bool:
+    """An ambiguous name beside a product named unambiguously, in the same list or phrase ("bun +
+    discord.js", "switched from pnpm to yarn"), is a product too; one elsewhere in the sentence ("keep
+    it quick - whats the shortcut ... in vscode") is not lent that trust."""
+    for anchor in anchors:
+        if anchor.sent.start != span.sent.start:
+            continue
+        between = (
+            span.doc[span.end : anchor.start]
+            if anchor.start >= span.end
+            else span.doc[anchor.end : span.start]
+        )
+        if len(between) <= 3 and all(
+            t.is_punct or t.pos_ in ("CCONJ", "ADP") or t.lower_ in _BETWEEN_PRODUCTS for t in between
+        ):
+            return True  # "bun + discord.js", "from pnpm to yarn", "react w/ vite"
+        a, b = anchor.root, span.root
+        if a.head.i == b.i or b.head.i == a.i or a.head.i == b.head.i:
+            return True  # one governs the other, or both belong to one word ("Yarn is ..., not pnpm")
+    return False
+
+
+def inside_a_name(span: Any) -> bool:
+    """An ordinary-word product name written as one word of a longer capitalised name."""
+    doc = span.doc
+    neighbours = [doc[span.start - 1]] if span.start > 0 and not doc[span.start - 1].is_sent_start else []
+    neighbours += [doc[span.end]] if span.end < len(doc) else []
+    return span[0].text[:1].isupper() and any(
+        t.text[:1].isupper() and t.is_alpha and t._.tech is None and t.text.lower() not in ("i", "ci")
+        for t in neighbours
+    )
+
+
+def counted_or_dated(span: Any, before: str) -> bool:
+    """A name read as an ordinary word: counted ("one stack per env"), or a day ("since last Monday")."""
+    if before in ("last", "next", "this", "every", "since", "until", "each"):
+        return True  # "since last Monday": a day, not Monday.com
+    if any(
+        (c.dep_ in ("det", "nummod", "predet") and c.lower_ not in ("the",))
+        or (c.dep_ == "amod" and c._.tech is None)
+        for c in span.root.children
+        if c.i < span.start
+    ):
+        return True  # "one stack per env", "a bit of C#": a common noun, counted
+    return before in _CALENDAR or span.text.lower() in _CALENDAR  # "on Tuesday", "the weekly sync"
+
+
+def used(root: Any) -> bool:
+    """Whether a verb of use governs the word, through prepositions, conjuncts and objects: "we use
+    rails", "deployed on fly and render"."""
+    head = root
+    while head.head.i != head.i and head.dep_ in (
+        "prep",
+        "conj",
+        "pobj",
+        "dobj",
+        "appos",
+        "compound",
+        "attr",
+        "oprd",
+        "nmod",
+    ):
+        head = head.head
+        if head.lemma_ in _TECH_VERBS:
+            return True
+    return head.lemma_ in _TECH_VERBS

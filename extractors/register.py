@@ -1,0 +1,57 @@
+"""Chat as people type it, made readable for a parser trained on edited text: the "I" and the "my"
+chat leaves out put back ("originally from Kenya", "wife Ingrid is vegan"), and a run-on cut at the
+"so" that opens its second clause ("I'm type 1 diabetic so meal plans need carb counts")."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+# a sentence opening on a noun then a capitalised name: "wife Ingrid is vegan", "also son Kofi ..."
+_OWNER_FIRST = re.compile(r"((?:^|[.!?]\s+)(?:(?:and|also|btw|oh)\s+)?)([A-Za-z]+) ([A-Z][a-z]+)\b")
+_SUBJECTLESS = re.compile(
+    r"((?:^|[.!?,;]\s+))((?:originally from|born (?:n|and|&) raised|born in|been (?:living|based|working)|"
+    r"grew up|got (?:a|an|two|three|four|\d+) ))",
+    re.I,
+)
+_SUBJECTS = {"originally": "I'm ", "born": "I was ", "been": "I've ", "grew": "I ", "got": "I've "}
+_NOT_AFTER_SO = frozenset(("and", "or", "not", "just", "even", "do", "is", "think", "hope"))
+
+
+def spoken_in_full(line: str, owned: frozenset[str]) -> str:
+    """``line`` with the owner of a relative or pet named first put back ("my wife Ingrid ...";
+    ``owned``: the kin and pet nouns), and the "I" before what a person says of their life."""
+
+    def mine(match: re.Match[str]) -> str:
+        if match.group(2).lower() in owned:
+            return f"{match.group(1)}my {match.group(2)} {match.group(3)}"
+        return match.group(0)
+
+    line = _OWNER_FIRST.sub(mine, line)
+    return _SUBJECTLESS.sub(
+        lambda m: (
+            m.group(1) + _SUBJECTS[m.group(2).lower().split()[0]] + re.sub(r"\b(?:n|&)\b", "and", m.group(2))
+        ),
+        line,
+    )
+
+
+def run_on_cut(line: str, doc: Any) -> str | None:
+    """``line`` (as parsed into ``doc``) cut at each "so" that starts a clause (not "so good", "so
+    much"), or None when there is none: the small parser reads such a "so" as a preposition and
+    loses the statement before it."""
+    cuts = [
+        t.idx
+        for t in doc
+        if t.lower_ == "so"
+        and 2 <= t.i < len(doc) - 2
+        and doc[t.i + 1].pos_ not in ("ADJ", "ADV", "PUNCT", "SCONJ")
+        and doc[t.i - 1].lower_ not in _NOT_AFTER_SO
+        and doc[t.i - 1].pos_ != "PUNCT"
+        and not (t.head.i > t.i and t.head.pos_ in ("ADJ", "ADV"))  # "so good": an intensifier
+    ]
+    if not cuts:
+        return None
+    for at in reversed(cuts):
+        line = f"{line[:at].rstrip()}. {line[at:]}"
+    return line
