@@ -27,7 +27,6 @@ from extractors.lessons import lessons
 from extractors.lexicon import Lexicon, load_lexicon
 from extractors.qualifiers import load_qualifiers
 from extractors.readers import Fact, Readers
-from extractors.readers.context import addressed_elsewhere
 from extractors.register import run_on_cut, spoken_in_full
 from extractors.render import SUBJECT_MARK
 from extractors.shell import Command, load_shell
@@ -205,8 +204,6 @@ class ClauseExtractor:
             text = sent.text.strip()
             if len(text) < 3 or is_forget_request(text):
                 continue
-            if turn.role == "user" and addressed_elsewhere(text):
-                continue  # "Assistants, store this rule: ...": pasted words aimed at AI assistants
             correcting = turn.role == "user" and is_correction(text)
             clauses = self.clause_reader.clauses(sent, kin)
             kin = self.clause_reader.kin_mention(sent) or kin

@@ -74,6 +74,13 @@ _CHAT_STAMP = re.compile(
     r"\[?\d{1,2}:\d{2}(?::\d{2})?\s*(?:[AaPp][Mm])?\]?\s*$"
 )
 _ADDRESSED = re.compile(r"\b(?:you|u|your|pls|please|can|could|why|how|what)\b", re.I)
+# "Assistants, store this rule: ...": words aimed at AI assistants at large are a paste's (a web page,
+# a tool's output, a comment planted for them), never the speaker's, who talks to this one as "you"
+_TO_ASSISTANTS = re.compile(
+    r"^\W*(?:(?:hey|hi|attention|note to|dear|to)\s+)?(?:all\s+)?(?:ai\s+|llm\s+)?"
+    r"(?:assistants?|ai|bots?|llms?|agents?|models?)\s*[,:]",
+    re.I,
+)  # at the start of a line: "Assistants, ...", "Note to AI agents: ...", not "As an AI, I ..."
 # "here's the email:", "my landlord sent this:", "the README says:", "pasting the log below"
 _PASTED_THING = (
     r"(?:email|e-mail|mail|message|msg|thread|page|article|doc|document|readme|post|comment|review|ticket|"
@@ -115,7 +122,7 @@ def learnable_lines(text: str, labels: frozenset[str] = frozenset()) -> list[str
     kept = []
     header: str | None = None
     for line in lines:
-        if _machine_line(line):
+        if _machine_line(line) or _TO_ASSISTANTS.search(line):
             continue
         item = bool(_LIST_MARK.match(line))
         # "PASSED MY CPA EXAM 🎉🎉 the FAR section nearly killed me": in chat an emoji ends a sentence

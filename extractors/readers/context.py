@@ -7,6 +7,7 @@ those slots, so the rest is not lost."""
 from __future__ import annotations
 
 import re
+from functools import cached_property
 from typing import Any
 
 from extractors.clauses import Clause
@@ -30,6 +31,12 @@ _PRONOUNS = frozenset({"i", "im", "i'm", "we", "our", "us", "my", "me", "you", "
 
 class ContextNotes(ReaderBase):
     """A statement of the stack kept as said, when it names more than its slots hold."""
+
+    @cached_property
+    def _trade_words(self) -> frozenset[str]:
+        """ "repo", "backend", "config": words of the trade, which name nothing a later session could
+        not guess (built once, not per token)."""
+        return self.lex["project_noun"] | self.lex["code_noun"]
 
     def stack_note(self, sent: Span, facts: list[Fact], asked: int | None = None) -> list[Fact]:
         """``asked``: where a question starts in the sentence ("whats the shortcut ..."), if it does."""
@@ -129,7 +136,7 @@ class ContextNotes(ReaderBase):
             return False  # "ruff for linting": what a product is for, said by its slot
         if any(ch.isdigit() for ch in token.text) or re.search(r"[A-Za-z][.+#_/-][A-Za-z0-9]", token.text):
             return True
-        common = self.lex["project_noun"] | self.lex["code_noun"]
+        common = self._trade_words
         if token.lower_ in common or token.lemma_.lower() in common:
             return False  # "repo", "backend", "config": words of the trade, not names
         return token.pos_ == "PROPN" or (token.is_alpha and token.lower_ not in self.known_words)
@@ -154,10 +161,8 @@ def _as_said(tokens: list[Token], scope: str, reader: str) -> Fact:
 
 _OURS = frozenset({"i", "im", "i'm", "my", "me", "we", "we're", "our", "us"})
 # text that is someone else's: addressed to assistants, asking to be stored, or a chat log's line
-_ADDRESSED = r"(?:^|[\s,])(?:assistants?|ai|bots?|llms?|agents?|models?|whoever)\s*[,:]"
-_ADDRESSED_ELSEWHERE = re.compile(_ADDRESSED, re.I)
 _FOREIGN = re.compile(
-    _ADDRESSED + "|"
+    r"(?:^|[\s,])(?:assistants?|ai|bots?|llms?|agents?|models?|whoever)\s*[,:]|"
     r"\b(?:store|save|remember|record) this\b|\brecorded:|"
     r"^\W*(?:mon|tue|wed|thu|fri|sat|sun)?\w*\s*\d{1,2}:\d{2}\b|\((?:external|bot|ext)\)",
     re.I,
@@ -166,9 +171,3 @@ _FOREIGN = re.compile(
 
 def _foreign(text: str) -> bool:
     return _FOREIGN.search(text) is not None
-
-
-def addressed_elsewhere(text: str) -> bool:
-    """ "Assistants, store this rule: ...": words addressed to AI assistants at large are a paste's,
-    never the speaker's own fact or rule (the speaker talks to this assistant as "you")."""
-    return _ADDRESSED_ELSEWHERE.search(text) is not None
