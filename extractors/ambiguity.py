@@ -111,6 +111,22 @@ def counted_or_dated(span: Any, before: str) -> bool:
     return before in _CALENDAR or span.text.lower() in _CALENDAR  # "on Tuesday", "the weekly sync"
 
 
+def named_or_placed(span: Any, before: str) -> bool:
+    """A name said of a person or a place: "call me Sam", "my name is Ruby", "a consultant from
+    Cairo", "named Julia"."""
+    doc = span.doc
+    two_before = doc[span.start - 2] if span.start > 1 else None
+    if before in ("named", "called", "from", "nee", "née"):
+        return True
+    if two_before is None:
+        return False
+    if before == "me" and two_before.lemma_.lower() in ("call", "name"):
+        return True
+    if before in ("is", "'s") and two_before.lower_ == "name":
+        return True
+    return before in ("'m", "m", "am") and two_before.lower_ in ("i", "im")
+
+
 def used(root: Any) -> bool:
     """Whether a verb of use governs the word, through prepositions, conjuncts and objects: "we use
     rails", "deployed on fly and render"."""

@@ -15,7 +15,9 @@ from extractors.vocabulary import VERSION
 
 _CORRECTION = re.compile(
     r"^\W*(?:(?:sorry|oops|whoops|wait|hold\s+on|erm|um|my\s+bad|correction|typo|scratch\s+that|"
-    r"let\s+me\s+correct\s+(?:that|myself)|i\s+misspoke|actually|no+|nope|not\s+quite|rather|i\s+mean)"
+    r"let\s+me\s+correct\s+(?:that|myself)|i\s+misspoke|actually|not\s+quite|rather|i\s+mean|"
+    # "no, pnpm" / "nope it's 3.12", but not "no one remembers ...": a word of the sentence
+    r"(?:no+|nope)(?=\s*[,:;.!\u2014\u2013-]|\s*$|\s+(?:i|i'?m|it|it'?s|its|we|that|that'?s|wait|sorry|not)\b))"
     r"\b[\s,:;.!\u2014\u2013-]*)+",
     re.IGNORECASE,
 )

@@ -23,6 +23,7 @@ CLASSES = frozenset(
         "language_endonym",
         "reply_verb_foreign",
         "condition_noun",
+        "life_noun",
         "cognition_verb",
         "plan_verb",
         "conversation_verb",

@@ -20,7 +20,7 @@ from typing import Any, Literal
 import msgspec
 
 from core.errors import ConfigError
-from extractors.ambiguity import anchored_by, counted_or_dated, inside_a_name, used
+from extractors.ambiguity import anchored_by, counted_or_dated, inside_a_name, named_or_placed, used
 from extractors.data import load
 
 VERSION = re.compile(r"^v?\d+(?:\.\d+|\.x)*(?:[a-z]{0,3}\d*)?$|^\d+(?:\.\d+)*\+$", re.IGNORECASE)
@@ -212,6 +212,10 @@ class TechMarker:
         # sentences that name a product unambiguously lend the ambiguous names in them some trust
         anchors = [span for span in found if not self._is_ambiguous(span)]
         spans = [s for s in found if not self._is_ambiguous(s) or self._plausible(s, anchored_by(s, anchors))]
+        # an ambiguous name taken as a product lends that trust on: "from Ruby to Go"
+        lent = [s for s in spans if s not in anchors]
+        if lent:
+            spans += [s for s in found if s not in spans and self._plausible(s, anchored_by(s, lent))]
         # "node:test", "react/jsx-runtime": a module of the product, named as a path, not the product
         spans = [
             s
@@ -272,6 +276,8 @@ class TechMarker:
             return False
         if inside_a_name(span):
             return False  # "a small biotech called Helix Forge", "my mod Tea Garden Expanded"
+        if named_or_placed(span, before):
+            return used(root)  # "call me Sam", "a consultant from Cairo", but "moved from Ruby to Go"
         if self._named_for_slot(root):
             return True  # "everything's on render now", however the tagger read "render"
         # "a proper team project", "quick rundown": a word that describes the next noun is a word

@@ -408,6 +408,35 @@ def test_rules_about_answers_belong_to_the_user(extractor: ClauseExtractor) -> N
     assert project.scope_level == "project" and project.kind == "procedural"
 
 
+def test_a_rule_about_a_persons_own_life_is_theirs(extractor: ClauseExtractor) -> None:
+    (carbs,) = extractor.extract([Turn("user", "type 1 diabetic, so watch the carbs on any meal plan", 0)])
+    assert carbs.scope_level == "user" and "Type 1 diabetic" in carbs.text_template
+    said = texts(extractor, "i don't drink alcohol (religious reasons) so skip the wine pairings pls")
+    assert "S does not drink alcohol." in said, said  # the verb said, the aside cut whole
+    (wine,) = [c for c in extractor.extract([Turn("user", "skip the wine pairings pls", 0)])]
+    assert wine.scope_level == "user"
+
+
+def test_a_name_or_a_place_is_no_product(extractor: ClauseExtractor) -> None:
+    assert [k for k, _ in facts(extractor, "please call me Sam from now on, not Samantha") if k] == ["name"]
+    said = texts(extractor, "Ahmed here, SAP consultant from Cairo.")
+    assert said == ["S's name is Ahmed.", "S: Ahmed, SAP consultant from Cairo."], said
+    # but names that are also words lend each other trust in a change between them
+    (change,) = extractor.extract([Turn("user", "we moved from Ruby to Go last year", 0)])
+    assert (change.key, change.value, change.previous_value) == ("language:go", "Go", "Ruby")
+
+
+def test_a_problem_asked_about_and_no_one_are_neither_rules_nor_corrections(
+    extractor: ClauseExtractor,
+) -> None:
+    assert facts(extractor, "uart dma keeps dropping bytes at 921600 baud any clue") == []
+    said = "everything goes through `just` — just up / just fmt. no one remembers the raw docker commands"
+    assert not any("docker" in value for _, value in facts(extractor, said))
+    assert texts(extractor, "background: dairy farmer in wisconsin, ~120 cows, not a tech person at all") == [
+        "S: dairy farmer in wisconsin, ~120 cows, not a tech person at all."
+    ]
+
+
 def test_the_injected_memory_block_is_never_read(extractor: ClauseExtractor) -> None:
     text = "<mnemo-memory>\n- [project x | stated | 2026-01-01] Project x uses bun.\n</mnemo-memory>\nok"
     assert facts(extractor, text) == []

@@ -154,6 +154,8 @@ def _depth(clause: Clause) -> int:
 
 _WH = frozenset({"why", "how", "what", "whats", "what's", "which", "where", "who"})
 _ASKING_AUX = frozenset({"is", "are", "do", "does", "did", "can", "could", "should", "would", "will"})
+# "... any clue", "... any ideas": what ends a problem told as a question
+_PLEAS = frozenset({"clue", "clues", "idea", "ideas", "thoughts", "tips", "suggestions", "pointers", "help"})
 _OPENERS = frozenset(
     {"wait", "ok", "okay", "so", "hey", "hmm", "um", "btw", "quick", "q", "also", "and", "but"}
 )
@@ -161,11 +163,19 @@ _OPENERS = frozenset(
 
 def _unmarked_question(sentence: Span) -> int | None:
     """Where a question asked without "?" begins: "quick answer pls: how to undo the last commit",
-    "wait is 0.1 + 0.2 == 0.3 false in every language", "why does `npm test` hang"."""
+    "wait is 0.1 + 0.2 == 0.3 false in every language", "why does `npm test` hang"; a problem told
+    and asked about at its end ("uart dma keeps dropping bytes any clue") is asked whole."""
     tokens = [t for t in sentence if not t.is_space]
     starts = [0] + [
         n + 1 for n, t in enumerate(tokens[:-1]) if t.text in (",", ";", ":", "\u2014", "\u2013", "-")
     ]
+    last = [t.lower_ for t in tokens if not t.is_punct][-3:]
+    pleads = len(last) >= 2 and (
+        (last[-2] == "any" and last[-1] in _PLEAS)
+        or (last[-2] in ("ideas", "thoughts") and last[-1] == "anyone")
+    )
+    if pleads:
+        return int(tokens[starts[-1]].i) if starts[-1] < len(tokens) else None
     for start in starts:
         words = [t for t in tokens[start:] if not t.is_punct]
         while words and words[0].lower_ in _OPENERS:

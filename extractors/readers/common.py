@@ -274,6 +274,9 @@ def value_of(token: Token, how: str) -> str:
         if t.dep_ not in ("relcl", "appos")
         and not (t.dep_ == "det" and t.i == token.left_edge.i and t.lower_ == "the")
     ]
+    opened = next((n for n, t in enumerate(parts) if t.text == "("), None)
+    if opened is not None and not any(t.text == ")" for t in parts[opened:]):
+        parts = parts[:opened]  # "alcohol (religious reasons": the aside is cut where the parse split it
     while parts and parts[-1].is_punct:
         parts.pop()
     while parts and parts[0].is_punct:

@@ -27,10 +27,16 @@ _OPENERS = frozenset(
         "am",
         "here",
         "so",
+        "background",
+        "bio",
+        "about",
+        "intro",
+        "context",
     }
     | {"my", "name", "name's", "names", "is", "this", "it's"}  # "my name is Chidi, pharmacist in Lagos"
 )
 _MAX_WORDS = 40
+_BREAKS = frozenset({",", "-", "\u2014", "\u2013"})
 _NOT_WHO = frozenset(
     {"new", "same", "also", "just", "ok", "okay", "everyone", "nobody", "all", "still", "back", "long"}
 )
@@ -48,9 +54,17 @@ class Introductions(ReaderBase):
         while start < len(tokens) and (tokens[start].is_punct or tokens[start].lower_ in _OPENERS):
             start += 1
         opened = start
-        named = start < len(tokens) and tokens[start].pos_ == "PROPN" and start > 0
+        # "Ahmed here, SAP consultant from Cairo": the name said with "here", then what they are
+        name_here = (
+            start == 0
+            and len(tokens) > 3
+            and tokens[0].pos_ == "PROPN"
+            and tokens[1].lower_ == "here"
+            and tokens[2].text in _BREAKS
+        )
+        named = start < len(tokens) and tokens[start].pos_ == "PROPN" and (start > 0 or name_here)
         if named:  # "im Priya, ICU nurse at ...": the name, then what they are
-            comma = next((n for n in range(start, len(tokens)) if tokens[n].text == ","), None)
+            comma = next((n for n in range(start, len(tokens)) if tokens[n].text in _BREAKS), None)
             if comma is None:
                 return []
             start = comma + 1
@@ -69,8 +83,12 @@ class Introductions(ReaderBase):
                 end = n  # "..., need a quote template": the request after the introduction
                 break
         said = joined(tokens[opened:end]).strip(" ,")
+        if name_here:  # "Ahmed here, SAP consultant from Cairo": "here" says nothing of Ahmed
+            said = f"{tokens[0].text}, {joined(tokens[start:end]).strip(' ,')}"
         said = in_third_person(said)
+        named_here = [self._name(tokens[0])] if name_here else []
         return [
+            *named_here,
             Fact(
                 kind="semantic",
                 scope="user",
@@ -81,8 +99,22 @@ class Introductions(ReaderBase):
                 reader="personal.introduction",
                 confidence=0.7,
                 anchor=tokens[start].i,
-            )
+            ),
         ]
+
+    @staticmethod
+    def _name(token: Token) -> Fact:
+        return Fact(
+            kind="semantic",
+            scope="user",
+            key="name",
+            value=token.text,
+            text=sentence(f"{SUBJECT_MARK}'s name is {token.text}."),
+            span=token.text,
+            reader="personal.introduction",
+            confidence=0.7,
+            anchor=token.i,
+        )
 
     def _here(self, tokens: list[Token]) -> list[Fact]:
         """ "type 1 diabetic here", "lactose intolerant here": what the person is, said with "here"."""

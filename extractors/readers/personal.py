@@ -67,8 +67,13 @@ class PersonalReader(StatementReader):
             value = self._frame_value(frame, value_token)
             if value is None:
                 continue
-            noun = hit.nodes.get("noun")
-            names = {"value": value, "noun": noun.lower_ if noun is not None else "", "subject": SUBJECT_MARK}
+            noun, verb = hit.nodes.get("noun"), hit.nodes.get("verb")
+            names = {
+                "value": value,
+                "noun": noun.lower_ if noun is not None else "",
+                "verb": verb.lemma_.lower() if verb is not None else "",
+                "subject": SUBJECT_MARK,
+            }
             key = frame.key.format(**{**names, "value": slug(value)}) if frame.key else None
             facts.append(
                 Fact(

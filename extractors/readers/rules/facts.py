@@ -69,6 +69,7 @@ class RuleBase(ReaderBase):
         user = 0.0
         project = 0.0
         answers = lex["answer_word"] - {"me"}
+        life = lex["life_noun"] | lex["kin_noun"] | lex["pet_noun"] | lex["diet_word"]
         for token in tokens:
             lemma, lower = token.lemma_.lower(), token.lower_
             if (lower in answers or lemma in answers) and not _of_artifacts(token):
@@ -83,6 +84,8 @@ class RuleBase(ReaderBase):
                     in ("for", "give", "show", "write", "send", "explain", "answer", "reply", "with", "to")
                     else 0.5
                 )
+            if lemma in life or lower in life:
+                user += 1  # "skip the wine pairings": about the person's own life
             if token._.tech is not None:
                 if self.vocab.slot(token._.tech).scope == "user":
                     user += 2

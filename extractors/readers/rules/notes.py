@@ -34,6 +34,11 @@ _NO_PHRASES = frozenset(
     )
 )
 
+# after "not", words that describe rather than name an alternative: "not a tech person", "not that big"
+_DESCRIBES = frozenset(
+    {"a", "an", "the", "that", "so", "too", "very", "really", "much", "sure", "at", "my", "our"}
+)
+
 
 class NoteRules(StandingRules):
     """Rules said as notes rather than clauses."""
@@ -89,6 +94,7 @@ class NoteRules(StandingRules):
             instead = (
                 at > 0
                 and words[at - 1] not in ("me", "i", "us", "it")
+                and words[at + 1] not in _DESCRIBES  # "not a tech person at all": what one is not
                 and not (tokens[at - 1]._.tech and tokens[at + 1]._.tech)  # "use pnpm, not npm": the stack's
             )
             if not instead and (words[0] == "no" or not {"always", "only", "never"} & set(words)):
