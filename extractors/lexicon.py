@@ -24,6 +24,7 @@ CLASSES = frozenset(
         "reply_verb_foreign",
         "condition_noun",
         "life_noun",
+        "condition_adjective",
         "cognition_verb",
         "plan_verb",
         "conversation_verb",

@@ -409,12 +409,29 @@ def test_rules_about_answers_belong_to_the_user(extractor: ClauseExtractor) -> N
 
 
 def test_a_rule_about_a_persons_own_life_is_theirs(extractor: ClauseExtractor) -> None:
-    (carbs,) = extractor.extract([Turn("user", "type 1 diabetic, so watch the carbs on any meal plan", 0)])
-    assert carbs.scope_level == "user" and "Type 1 diabetic" in carbs.text_template
+    found = extractor.extract([Turn("user", "type 1 diabetic, so watch the carbs on any meal plan", 0)])
+    (carbs,) = [c for c in found if "carbs" in c.text_template]
+    assert carbs.scope_level == "user"
     said = texts(extractor, "i don't drink alcohol (religious reasons) so skip the wine pairings pls")
     assert "S does not drink alcohol." in said, said  # the verb said, the aside cut whole
     (wine,) = [c for c in extractor.extract([Turn("user", "skip the wine pairings pls", 0)])]
     assert wine.scope_level == "user"
+
+
+def test_a_life_said_in_passing(extractor: ClauseExtractor) -> None:
+    # a condition opening the message without "I'm", a credential earned, a name others do not use
+    assert texts(extractor, "type 1 diabetic so any meal plan needs carb counts per serving") == [
+        "S is type 1 diabetic."
+    ]
+    assert texts(extractor, "28 weeks pregnant so please no suggestions with sushi")[:1] == [
+        "S is 28 weeks pregnant."
+    ]
+    assert texts(extractor, "got my driving licence last week!!! finally, at 31") == [
+        "S got their driving licence last week."
+    ]
+    assert facts(extractor, "call me Raf, nobody uses Rafael except my mom") == [("name", "Raf")]
+    for passing in ("tired so keep it short", "finally got my code working"):
+        assert facts(extractor, passing) == [], passing
 
 
 def test_a_name_or_a_place_is_no_product(extractor: ClauseExtractor) -> None:

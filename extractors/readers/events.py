@@ -97,6 +97,18 @@ class EventReader(StackReader):
                 for c in head.subtree
             )
         )
+        # "got my driving licence last week", "finally got my PPL": something of one's own, earned
+        eventful = eventful or (
+            lemma == "get"
+            and not any(t.lower_ in self.lex["transient_time"] for t in clause.tokens)
+            and bool(when or any(t.lower_ in ("finally", "just") for t in clause.tokens))
+            and any(
+                c.dep_ == "dobj"
+                and any(p.lower_ == "my" for p in c.children)
+                and c.lemma_.lower() not in self.lex["code_noun"] | self.lex["nonfact_object"]
+                for c in head.children
+            )
+        )
         coding = any(t.like_url or "/" in t.text or "`" in t.text for t in clause.tokens)
         direct_tech = any(t._.tech and (t.head.i == head.i or t.head.head.i == head.i) for t in clause.tokens)
         if coding or direct_tech or (any(t._.tech for t in clause.tokens) and not eventful):

@@ -119,7 +119,9 @@ class Introductions(ReaderBase):
     def _here(self, tokens: list[Token]) -> list[Fact]:
         """ "type 1 diabetic here", "lactose intolerant here": what the person is, said with "here"."""
         here = next((n for n, t in enumerate(tokens[:6]) if t.lower_ == "here"), None)
-        if here is None or here == 0:
+        if here is None:
+            return self._condition(tokens)
+        if here == 0:
             return []
         after = tokens[here + 1] if here + 1 < len(tokens) else None
         if after is not None and after.pos_ in ("VERB", "AUX"):
@@ -131,6 +133,37 @@ class Introductions(ReaderBase):
             return []
         if all(t.lower_ in _NOT_WHO or t.lower_ in self.lex["transient_adjective"] for t in words):
             return []  # "new here", "same here", "tired here"
+        said = joined(words)
+        return [
+            Fact(
+                kind="semantic",
+                scope="user",
+                key=None,
+                value=said,
+                text=sentence(f"{SUBJECT_MARK} is {said}."),
+                span=joined(tokens),
+                reader="personal.introduction",
+                confidence=0.7,
+                anchor=words[0].i,
+            )
+        ]
+
+    def _condition(self, tokens: list[Token]) -> list[Fact]:
+        """ "type 1 diabetic so any meal plan needs carb counts", "28 weeks pregnant, no sushi pls": a
+        message that opens on the person's condition, said without "I'm"."""
+        end = next(
+            (n for n, t in enumerate(tokens) if t.is_punct or t.lower_ in ("so", "and", "but")), len(tokens)
+        )
+        words = tokens[:end]
+        while words and words[-1].lower_ in self.lex["discourse_marker"]:
+            words = words[:-1]  # "lactose intolerant fyi"
+        if not words or len(words) > 5:
+            return []
+        if any(t.pos_ in ("VERB", "AUX", "PRON", "DET", "ADP") or t._.tech is not None for t in words):
+            return []
+        conditions = self.lex["condition_adjective"] - self.lex["diet_word"]  # a diet is the diet reader's
+        if not any(t.lower_ in conditions for t in words):
+            return []
         said = joined(words)
         return [
             Fact(

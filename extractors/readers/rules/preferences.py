@@ -128,6 +128,8 @@ class RuleReader(NoteRules):
             return []
         if any(c.reported or c.hedged for c in clauses if c.parent is None):
             return []
+        if any(_of_people(c) for c in clauses if any(t.lower_ in ("except", "apart") for t in c.tokens)):
+            return []  # "nobody uses Rafael except my mom": who does what, not an exception to a rule
         tokens = trim([t for t in sent if not t.is_space])
         if len(tokens) < 3:
             return []
@@ -160,6 +162,13 @@ def _rather(clause: Clause) -> Fact:
     value = plain(after) or head.text
     text = f"{SUBJECT_MARK} prefers to {plain([head, *after])}."
     return Fact("semantic", "user", None, value, text, plain(clause.tokens), "rules.preference", 0.8, head.i)
+
+
+_PEOPLE = frozenset({"nobody", "everyone", "everybody", "anyone", "anybody", "noone", "someone"})
+
+
+def _of_people(clause: Clause) -> bool:
+    return clause.subject is not None and clause.subject.lower_ in _PEOPLE
 
 
 def _exception_scope(sent: Span) -> str | None:
