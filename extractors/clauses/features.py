@@ -41,7 +41,7 @@ class FeatureReader(WhoReader):
             (c for c in subjects if c.lower_ in SPEAKER | GROUP), subjects[0] if subjects else None
         )
         auxes = [c for c in head.children if c.dep_ in ("aux", "auxpass") and c.i < head.i]
-        if subject is None and clause.parent is not None and head.dep_ == "conj" and head.tag_ != "VB":
+        if subject is None and clause.parent is not None and head.dep_ == "conj" and _shares_subject(clause):
             subject = clause.parent.subject  # "we use postgres and deploy to fly" (not ", ignore that")
         clause.subject = subject
         clause.about = self._about(subject) if subject is not None else "none"
@@ -320,3 +320,22 @@ _OPENING_WORDS = frozenset(
 def _opens(sentence: Span, head: Token) -> bool:
     """Whether ``head`` is the first word of the sentence that says anything."""
     return all(t.is_punct or t.is_space or t.lower_ in _OPENING_WORDS for t in sentence if t.i < head.i)
+
+
+def _shares_subject(clause: Clause) -> bool:
+    """A conjunct said of its parent's subject: any but a bare verb form, which is an order (", ignore
+    that"), unless "and" joins it to what "I" or "we" said ("I'm on the road and only have my phone")."""
+    head = clause.head
+    if head.tag_ != "VB":
+        return True
+    parent = clause.parent
+    if parent is None or parent.subject is None or parent.subject.lower_ not in SPEAKER | GROUP:
+        return False
+    if parent.mood == "imperative":
+        return False
+    before = [t for t in head.doc[parent.head.i + 1 : clause.start] if not t.is_space]
+    return (
+        bool(before)
+        and before[-1].lower_ in ("and", "but", "&")
+        and not any(t.text == "," for t in before[-1:])
+    )

@@ -79,7 +79,11 @@ class Introductions(ReaderBase):
         end = len(tokens)
         for n in range(start + 1, len(tokens) - 1):
             after = tokens[n + 1]
-            if tokens[n].text == "," and after.pos_ in ("VERB", "AUX") and after.tag_ in ("VB", "VBP", "MD"):
+            if tokens[n].text == "," and (
+                (after.pos_ in ("VERB", "AUX") and after.tag_ in ("VB", "VBP", "MD"))
+                or after.lower_
+                in ("so", "because", "cause", "but")  # ", so I'm on the road ...": why, not who
+            ):
                 end = n  # "..., need a quote template": the request after the introduction
                 break
         said = joined(tokens[opened:end]).strip(" ,")

@@ -29,7 +29,11 @@ _LENGTHS = frozenset(
         "compact",
     ]
 )
-FIRST_PERSON_WORDS = re.compile(r"(?<![\w'])(?:me|my|i'm|i|myself|we're|we've|we|us|our)(?![\w'])", re.I)
+FIRST_PERSON_WORDS = re.compile(
+    r"(?<![\w'-])(?-i:(?!US\b))(?:(?:i|we)\s+(?:have|do|don't|dont|am|are)|me|my|i'm|i've|i|myself|we're|we've|we|us|our)"
+    r"(?![\w'-])",
+    re.I,
+)
 # In a rule, the user the rule speaks of: "without asking me first" -> "without asking the user first".
 _THIRD_PERSON = {
     "me": "the user",
@@ -42,12 +46,22 @@ _THIRD_PERSON = {
     "we've": "the team has",
     "us": "the team",
     "our": "the team's",
+    "i've": "the user has",
 }
+# "i have 4 boys working under me" -> "the user has ...": the verb agrees with who is named
+_AGREED = {"have": "has", "do": "does", "don't": "doesn't", "dont": "doesn't", "am": "is", "are": "is"}
+
+
+def _third(word: str) -> str:
+    said = word.lower().split()
+    if len(said) == 2:
+        return f"{_THIRD_PERSON[said[0]]} {_AGREED[said[1]]}"
+    return _THIRD_PERSON[said[0]]
 
 
 def in_third_person(body: str) -> str:
     """The user and the team the rule speaks of, named as such."""
-    return FIRST_PERSON_WORDS.sub(lambda m: _THIRD_PERSON[m.group(0).lower()], body)
+    return FIRST_PERSON_WORDS.sub(lambda m: _third(m.group(0)), body)
 
 
 def _of_artifacts(token: Token) -> bool:
