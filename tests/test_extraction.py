@@ -434,6 +434,32 @@ def test_a_life_said_in_passing(extractor: ClauseExtractor) -> None:
         assert facts(extractor, passing) == [], passing
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        "hello ! i am lovely , just closed up my flower shop for the day",  # how one is, this moment
+        "ha ! i like the sound of that .",  # said of the other's words
+        "nice ! i am terrible at those .",
+        "ha , i am the opposite .",
+        "hi there ! just put my toddler down for a nap .",  # what was just done, "I" left out
+        "ha ! i cannot do coffee , makes me jittery .",  # "makes" is not said of "I"
+        "the kids keep me on my toes .",  # a norm verb said of people
+        "the ingest service keeps leaking file descriptors under load",  # a problem, not a rule
+    ],
+)
+def test_chit_chat_and_problems_are_no_facts(extractor: ClauseExtractor, said: str) -> None:
+    assert [t for t in texts(extractor, said) if "rule" in t or "lovely" in t or "that" in t] == []
+    assert not any(
+        key is None and any(w in value for w in ("opposite", "those", "toddler", "makes", "toes", "leaking"))
+        for key, value in facts(extractor, said)
+    )
+
+
+def test_a_please_is_no_subject(extractor: ClauseExtractor) -> None:
+    said = "hi! i'm Marta, pharmacist in Kraków, a flask app, sqlite for now. pls keep explanations simple"
+    assert any("rule: Keep explanations simple" in t for t in texts(extractor, said))
+
+
 def test_a_name_or_a_place_is_no_product(extractor: ClauseExtractor) -> None:
     assert [k for k, _ in facts(extractor, "please call me Sam from now on, not Samantha") if k] == ["name"]
     said = texts(extractor, "Ahmed here, SAP consultant from Cairo.")

@@ -35,7 +35,8 @@ class FeatureReader(WhoReader):
     def _subject(self, clause: Clause, sentence: Span) -> tuple[Token | None, list[Token]]:
         """The clause's subject (its own, or its conjunct's) and who it is about; and its auxiliaries."""
         head = clause.head
-        subjects = [c for c in head.children if c.dep_ in SUBJECT_DEPS]
+        # "pls keep explanations simple": the tagger's subject is a please
+        subjects = [c for c in head.children if c.dep_ in SUBJECT_DEPS and c.lower_ not in _PLEASE]
         # "Name's Kwame, I'm a nurse": of two subjects the parser hung on one verb, "I" speaks
         subject = next(
             (c for c in subjects if c.lower_ in SPEAKER | GROUP), subjects[0] if subjects else None
@@ -322,14 +323,20 @@ def _opens(sentence: Span, head: Token) -> bool:
     return all(t.is_punct or t.is_space or t.lower_ in _OPENING_WORDS for t in sentence if t.i < head.i)
 
 
+_PLEASE = frozenset({"pls", "plz", "please", "plss", "plox", "kindly"})
+
+
 def _shares_subject(clause: Clause) -> bool:
     """A conjunct said of its parent's subject: any but a bare verb form, which is an order (", ignore
     that"), unless "and" joins it to what "I" or "we" said ("I'm on the road and only have my phone")."""
     head = clause.head
+    parent = clause.parent
+    spoken = parent is not None and parent.subject is not None and parent.subject.lower_ in SPEAKER | GROUP
+    if head.tag_ == "VBZ" and spoken:
+        return False  # "i cannot do coffee, makes me jittery": "makes" is not said of "I"
     if head.tag_ != "VB":
         return True
-    parent = clause.parent
-    if parent is None or parent.subject is None or parent.subject.lower_ not in SPEAKER | GROUP:
+    if parent is None or not spoken:
         return False
     if parent.mood == "imperative":
         return False

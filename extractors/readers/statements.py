@@ -180,6 +180,8 @@ class StatementReader(RuleReader):
                 return False  # a product the speaker uses is the stack reader's
             del words
         said = [t for c in content for t in c.subtree]
+        if any(t.lower_ in DEICTIC and t.dep_ in ("pobj", "dobj") for t in said):
+            return False  # "I like the sound of that", "I'm terrible at those": said of the other's words
         if not any(
             (t.pos_ in ("NOUN", "PROPN", "ADJ", "X") or t.tag_ == "VBG")
             and t.lower_ not in _EMPTY_WORDS
@@ -200,7 +202,21 @@ class StatementReader(RuleReader):
 
 
 _EMPTY_WORDS = frozenset(
-    {"more", "less", "much", "lot", "lots", "bit", "most", "mostly", "kind", "sort", "way"}
+    {
+        "more",
+        "less",
+        "much",
+        "lot",
+        "lots",
+        "bit",
+        "most",
+        "mostly",
+        "kind",
+        "sort",
+        "way",
+        "opposite",
+        "same",
+    }
 )
 
 

@@ -117,6 +117,11 @@ class StandingRules(RuleBase):
     def _imperative(self, clause: Clause, tokens: list[Token]) -> str | None:
         """An order that is a rule, as said; None for an order about the task at hand."""
         lemma = clause.head.lemma_.lower()
+        head = clause.head
+        if any(c.lower_ == "just" and c.i < head.i for c in head.children) and any(
+            c.dep_ == "dobj" and any(p.lower_ == "my" for p in c.children) for c in head.children
+        ):
+            return None  # "just put my toddler down for a nap": what the speaker just did, "I" left out
         if lemma in self.lex["plan_verb"] or (
             lemma in _NOT_RULES and not (lemma == "ask" and clause.standing)
         ):
@@ -255,7 +260,13 @@ class StandingRules(RuleBase):
         about_code = subject is not None and any(
             t.lemma_.lower() in lex["code_noun"] for t in subject.subtree
         )
-        if (duty or normed or clause.standing) and (about_code or normed):
+        passive = any(c.dep_ == "auxpass" for c in clause.head.children)
+        named = subject is not None and any(
+            t._.tech is not None or re.search(r"[/*_.`]", t.text) or t.lemma_.lower() in lex["code_noun"]
+            for t in subject.subtree
+        )
+        # "`any` is banned", "secrets are kept in vault", "prettier enforces it"; not "the kids keep me busy"
+        if (duty or normed or clause.standing) and (about_code or (normed and (passive or named))):
             return plain(tokens)
         permitted = (
             clause.modal in ("can", "may")
@@ -263,10 +274,6 @@ class StandingRules(RuleBase):
             and not clause.negated
             and lemma not in ("be", "get", "have", "take", "break", "fail", "crash", "hang")
         )  # a permission to do, not what may happen ("the tests can be flaky")
-        named = subject is not None and any(
-            t._.tech is not None or re.search(r"[/*_.]", t.text) or t.lemma_.lower() in lex["code_noun"]
-            for t in subject.subtree
-        )
         if permitted and named:
             return plain(
                 tokens
