@@ -232,7 +232,10 @@ class ClauseExtractor:
                 # rule is about, kept in the rule's words; not a statement of the stack
                 facts = [f for f in facts if not _bare_language(f)]
             if turn.role == "user" and asked is not None and not text.endswith("?"):
-                facts = [f for f in facts if f.anchor < asked]  # "..., how to undo it but keep the changes"
+                # "..., how to undo it but keep the changes"; but "can you stop apologizing in every
+                # message" asks for a standing rule
+                polite = {t.i for c in clauses if _polite(c) for t in c.tokens}
+                facts = [f for f in facts if f.anchor < asked or f.anchor in polite]
             if turn.role == "user":
                 facts += self._notes(sent, clauses, facts, commands, asked)
             reads += [Read(f, turn, text, correcting, placed=placed or {}) for f in facts]
@@ -300,7 +303,7 @@ class ClauseExtractor:
         readers = self.readers
         if turn.role == "assistant":
             return readers.report(clause, techs, commands)
-        polite = clause.mood == "question" and clause.about == "you" and clause.standing
+        polite = _polite(clause)
         if clause.reported and clause.mood != "question":
             return readers.framed(clause, hits, turn.role)  # only "everyone calls me Effie": of the speaker
         if clause.mood == "question" and not polite:
@@ -370,3 +373,8 @@ class ClauseExtractor:
 
 
 __all__ = ["NAME", "SUBJECT_MARK", "ClauseExtractor"]
+
+
+def _polite(clause: Clause) -> bool:
+    """ "could you always include type hints?": a standing request, asked politely."""
+    return clause.mood == "question" and clause.about == "you" and clause.standing

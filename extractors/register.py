@@ -1,6 +1,7 @@
 """Chat as people type it, made readable for a parser trained on edited text: the "I" and the "my"
 chat leaves out put back ("originally from Kenya", "wife Ingrid is vegan"), and a run-on cut at the
-"so" that opens its second clause ("I'm type 1 diabetic so meal plans need carb counts")."""
+"so" that opens its second clause ("I'm type 1 diabetic so meal plans need carb counts") or at a dash
+before a new subject ("..., not just a diff — i copy paste the entire thing")."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ _SUBJECTLESS = re.compile(
     re.I,
 )
 _SUBJECTS = {"originally": "I'm ", "born": "I was ", "been": "I've ", "grew": "I ", "got": "I've "}
+_NEW_SUBJECTS = frozenset(("i", "we", "it", "they", "he", "she", "that", "this", "im", "i'm"))
 _NOT_AFTER_SO = frozenset(("and", "or", "not", "just", "even", "do", "is", "think", "hope"))
 
 
@@ -50,8 +52,29 @@ def run_on_cut(line: str, doc: Any) -> str | None:
         and doc[t.i - 1].pos_ != "PUNCT"
         and not (t.head.i > t.i and t.head.pos_ in ("ADJ", "ADV"))  # "so good": an intensifier
     ]
-    if not cuts:
+    # "show me the whole file ..., not just a diff — i copy paste the entire thing": after an order, a
+    # dash before a new subject ends the sentence (the reason is not part of the rule)
+    dashes = [
+        t.idx
+        for t in doc
+        if t.text in ("\u2014", "\u2013", "-", "--")
+        and 2 <= t.i < len(doc) - 2
+        and t.whitespace_
+        and doc[t.i + 1].lower_ in _NEW_SUBJECTS
+        and doc[t.i + 2].pos_ in ("VERB", "AUX")
+        and _opens_with_order(doc[t.sent.start : t.i])
+    ]
+    if not cuts and not dashes:
         return None
-    for at in reversed(cuts):
-        line = f"{line[:at].rstrip()}. {line[at:]}"
+    for at in sorted(cuts + dashes, reverse=True):
+        if at in dashes:
+            after = line[at:].split(None, 1)  # the dash, then what follows it
+            line = f"{line[:at].rstrip()}. {after[1] if len(after) > 1 else ''}"
+        else:
+            line = f"{line[:at].rstrip()}. {line[at:]}"
     return line
+
+
+def _opens_with_order(span: Any) -> bool:
+    words = [t for t in span if not t.is_punct and t.lower_ not in ("pls", "please", "plz", "also", "and")]
+    return bool(words) and words[0].tag_ == "VB" and words[0].dep_ == "ROOT"

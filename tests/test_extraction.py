@@ -384,6 +384,71 @@ def test_norms_about_code_are_rules(extractor: ClauseExtractor, said: str, rule:
     assert any(text.startswith(rule) for text in texts(extractor, said)), texts(extractor, said)
 
 
+@pytest.mark.parametrize(
+    ("said", "rule", "scope"),
+    [
+        (
+            "can you stop apologizing in every message lol. just give me the fix",
+            "S rule: Stop apolog",
+            "user",
+        ),
+        (
+            "explain stuff like i'm a beginner please, i only started coding this year",
+            "S rule: Explain stuff",
+            "user",
+        ),
+        (
+            "keep PRs under ~400 lines of diff, split them otherwise",
+            "S rule: Keep PRs under ~400 lines",
+            "project",
+        ),
+        (
+            "show me the whole file when you change something — i copy paste it",
+            "S rule: Show the user the",
+            "user",
+        ),
+        ("dont use lodash, we're actively trying to rip it out", "S rule: Dont use lodash", "project"),
+        ("pls don't add comments that just restate the code", "S rule: Don't add comments", "project"),
+        ("i like it when you explain the why first, then the code", "S rule: Explain the why first", "user"),
+        (
+            "code comments in english, even tho the whole team is brazilian",
+            "S rule: Code comments in",
+            "project",
+        ),
+        ("answers as bullet points. no intro paragraph", "S rule: Answers as bullet points", "user"),
+        (
+            "every notebook must set the random seed in the first cell",
+            "S rule: Every notebook must",
+            "project",
+        ),
+        ("never edit anything in generated/ by hand, it gets overwritten", "S rule: Never edit", "project"),
+    ],
+)
+def test_rules_in_the_shapes_people_type_them(
+    extractor: ClauseExtractor, said: str, rule: str, scope: str
+) -> None:
+    found = [
+        c
+        for c in extractor.extract([Turn("user", said, 0)])
+        if c.text_template.replace(SUBJECT, "S").startswith(rule)
+    ]
+    assert [c.scope_level for c in found] == [scope], texts(extractor, said)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "bug in the parser",
+        "component tests in vitest",
+        "Sorry, my cat walked over the keyboard, ignore the last message.",
+        "im a nurse so dont be surprised i message at 3am lol",
+        "show me that when you have a sec",
+    ],
+)
+def test_notes_and_orders_that_are_no_rules(extractor: ClauseExtractor, said: str) -> None:
+    assert not any("rule" in text for text in texts(extractor, said)), texts(extractor, said)
+
+
 def test_what_the_person_is_said_with_here(extractor: ClauseExtractor) -> None:
     assert texts(extractor, "type 1 diabetic here, can you always put carb counts on recipes")[:1] == [
         "S is type 1 diabetic."

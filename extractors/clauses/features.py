@@ -182,10 +182,16 @@ class FeatureReader(WhoReader):
                 )
         # "give me everything in acres, the metric stuff means nothing to me": an opening verb the
         # parser hung under the next clause is still an order
+        # ("dont use lodash, we're trying to rip it out": its "do" or "never" opens it)
+        opens = first.i == head.i or (
+            first.head.i == head.i
+            and first.dep_ in ("aux", "neg", "advmod")
+            and first.lower_ in ("do", "don't", "dont", "never", "always")
+        )
         opening = (
             head.dep_ == "advcl"
             and head.tag_ == "VB"
-            and first.i == head.i
+            and opens
             and not any(c.dep_ == "mark" for c in head.children)
         )
         if subject is None and (head.dep_ not in ("advcl", "xcomp") or opening) and not self._after_to(head):

@@ -108,6 +108,8 @@ class ClauseReader(FeatureReader):
                 stack.append(child)
         tokens.sort(key=lambda t: t.i)
         while tokens and ((tokens[-1].is_punct and not glued_symbol(tokens)) or tokens[-1].dep_ == "cc"):
+            if tokens[-1].text == ")" and any(t.text == "(" for t in tokens):
+                break  # "(career switcher, 39)": an aside kept whole
             tokens.pop()
         while tokens and (tokens[0].is_punct or tokens[0].dep_ == "cc"):
             tokens.pop(0)

@@ -68,7 +68,21 @@ def _of_artifacts(token: Token) -> bool:
     """ "british spelling in all ui strings", "composition api in examples": the words of an answer
     said of what the code holds are the project's."""
     return any(
-        t.lower_ in ("ui", "strings", "copy", "codebase", "repo", "commit", "commits", "docs")
+        t.lower_
+        in (
+            "ui",
+            "strings",
+            "copy",
+            "codebase",
+            "repo",
+            "commit",
+            "commits",
+            "docs",
+            "pr",
+            "prs",
+            "branch",
+            "branches",
+        )
         for t in token.sent
     )
 

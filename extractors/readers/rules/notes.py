@@ -40,6 +40,13 @@ _DESCRIBES = frozenset(
 )
 
 
+# what goes wrong, not how things are written: "bug in the parser"
+_PROBLEMS = frozenset(
+    {"bug", "error", "issue", "typo", "crash", "exception", "failure", "problem", "warning"}
+)
+_POINTING = DEICTIC | {"the", "my", "our", "your", "his", "her", "their"}
+
+
 class NoteRules(StandingRules):
     """Rules said as notes rather than clauses."""
 
@@ -84,7 +91,7 @@ class NoteRules(StandingRules):
             and len(tokens) <= 6
             and not any(t.tag_ == "VB" or t.lower_ in DEICTIC for t in tokens)  # not "fix this test pls"
         )
-        if not _noted(tokens, words, merged, asked):
+        if not _noted(tokens, words, merged, asked or self._convention(tokens)):
             return None
         scope = self.rule_scope(tokens)
         lemmas = {t.lemma_.lower() for t in tokens}
@@ -103,6 +110,7 @@ class NoteRules(StandingRules):
                 t._.tech is not None
                 or any(ch.isdigit() for ch in t.text)
                 or (t.is_alpha and t.lower_ not in self.known_words)
+                or ("/" in t.text and len(t.text) > 1)  # "generated/", "src/gen": a path
                 for t in tokens
             )
             # "aisle seat always", "halal only": the person's own way; "static pools only", "PSR-12
@@ -118,6 +126,26 @@ class NoteRules(StandingRules):
             tokens[0].i,
             "rules.note",
         )
+
+    def _convention(self, tokens: list[Token]) -> bool:
+        """ "code comments in english", "answers as bullet points", "type hints everywhere": a note
+        naming a thing of the code or of answers, and the way it is written (not "bug in the parser")."""
+        if len(tokens) > 8 or any(t.pos_ in ("VERB", "AUX") and t.tag_ != "VBN" for t in tokens):
+            return False
+        at = next((n for n, t in enumerate(tokens) if t.lower_ in ("in", "as", "everywhere")), None)
+        if not at:
+            return False
+        things = self.lex["code_noun"] | (self.lex["answer_word"] - {"me"})
+        named = [t for t in tokens[:at] if t.lemma_.lower() in things or t.lower_ in things]
+        if not named or any(t.lemma_.lower() in _PROBLEMS for t in tokens[:at]):
+            return False
+        after = [t for t in tokens[at + 1 :] if not t.is_punct]
+        if tokens[at].lower_ == "everywhere":
+            return not after
+        if not after or any(t._.tech is not None for t in after):
+            return False  # "component tests in vitest": the stack, which its readers read
+        written = after[-1].pos_ in ("NOUN", "PROPN", "ADJ", "NUM", "X")
+        return written and not any(t.lower_ in _POINTING for t in after)
 
     def _note_label(self, sent: Span, start: int) -> str | None:
         """ "For recipes: grams, never cups": the label a note is written under."""

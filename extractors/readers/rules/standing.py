@@ -122,6 +122,10 @@ class StandingRules(RuleBase):
             c.dep_ == "dobj" and any(p.lower_ == "my" for p in c.children) for c in head.children
         ):
             return None  # "just put my toddler down for a nap": what the speaker just did, "I" left out
+        if lemma == "be" and any(
+            c.dep_ == "acomp" and c.lower_ in self.lex["transient_adjective"] for c in head.children
+        ):
+            return None  # "dont be surprised i message at 3am": how to feel, not how to work
         if lemma in self.lex["plan_verb"] or (
             lemma in _NOT_RULES and not (lemma == "ask" and clause.standing)
         ):
@@ -139,10 +143,12 @@ class StandingRules(RuleBase):
         """ "I'd like you to show the working", "I want you to always cite sources": what the speaker
         asks of the assistant, a standing rule when it is about answers or said for every time."""
         head = clause.head
-        if clause.about != "speaker" or head.lemma_.lower() not in ("like", "want", "need", "prefer"):
+        if clause.about != "speaker" or head.lemma_.lower() not in ("like", "want", "need", "prefer", "love"):
             return None
         wanted = next((c for c in head.children if c.dep_ in ("xcomp", "ccomp") and c.pos_ == "VERB"), None)
-        if wanted is None or not any(t.lower_ in ("you", "u") for t in head.subtree if t.i < wanted.i):
+        if wanted is None:
+            return self._liked_when(clause)
+        if not any(t.lower_ in ("you", "u") for t in head.subtree if t.i < wanted.i):
             return None
         tokens = without_please(
             trim([t for t in wanted.subtree if t.lower_ not in ("to",) or t.i > wanted.i])
@@ -154,6 +160,28 @@ class StandingRules(RuleBase):
         scope = self.rule_scope(tokens)
         return [self.rule_fact(plain(tokens), tokens, scope, clause.tokens, wanted.i, "rules.request")]
 
+    def _liked_when(self, clause: Clause) -> list[Fact] | None:
+        """ "i like it when you explain the why first, then the code": what the assistant should do."""
+        head = clause.head
+        if not any(c.dep_ == "dobj" and c.lower_ == "it" for c in head.children):
+            return None
+        when = next(
+            (
+                c
+                for c in head.children
+                if c.dep_ == "advcl" and any(m.lower_ in ("when", "whenever", "if") for m in c.children)
+            ),
+            None,
+        )
+        you = next((c for c in when.children if c.dep_ == "nsubj"), None) if when is not None else None
+        if you is None or you.lower_ not in ("you", "u"):
+            return None
+        tokens = without_please(trim([t for t in head.sent if t.i > you.i and not t.is_space]))
+        if len(tokens) < 2:
+            return None
+        scope = self.rule_scope(tokens)
+        return [self.rule_fact(plain(tokens), tokens, scope, list(head.sent), tokens[0].i, "rules.request")]
+
     def _standing_imperative(self, clause: Clause, tokens: list[Token]) -> bool:
         words = {t.lower_ for t in tokens}
         if clause.standing or words & {"never", "always"}:
@@ -163,7 +191,26 @@ class StandingRules(RuleBase):
             for t in clause.tokens
         ):
             return True  # "don't add new deps without asking me first": a standing permission
-        if _at_hand(clause, words):
+        # "explain stuff like i'm a beginner": things in general, not "this stuff"
+        generic = {
+            t.lower_
+            for t in tokens
+            if t.lower_ in ("stuff", "things") and not any(c.dep_ in ("det", "poss") for c in t.children)
+        }
+        # "keep PRs under ~400 lines, split them otherwise": "them" is the PRs, in an aside
+        # "show me the whole file when you change something": what "when" says is any time's
+        aside = [
+            t
+            for c in clause.head.children
+            if (c.dep_ in ("dep", "parataxis") and c.pos_ == "VERB" and c.i > clause.head.i)
+            or (c.dep_ == "advcl" and any(m.lower_ in _WHEN_MARKS for m in c.children))
+            for t in c.subtree
+        ]
+        # "comments that just restate the code": a relative "that" points at nothing
+        relative = {t.lower_ for t in tokens if t.tag_ == "WDT"}
+        # "when you give me sql make it postgres dialect": "it" is what the "when" named
+        named = {"it", "them"} if any(t.dep_ == "advcl" for t in aside) else set()
+        if _at_hand(clause, words - generic - relative - named - {t.lower_ for t in aside}):
             return False
         if clause.negated or checkpoint_of(clause) is not None:
             return True
@@ -183,7 +230,7 @@ class StandingRules(RuleBase):
             obj = [
                 t
                 for t in clause.tokens
-                if t.dep_ in ("dobj", "pobj", "attr", "xcomp", "ccomp", "oprd", "acomp")
+                if t.dep_ in ("dobj", "pobj", "attr", "xcomp", "ccomp", "oprd", "acomp") and t not in aside
             ]
             return bool(obj) and not any(t.lower_ in DEICTIC for t in obj)
         return False
@@ -288,6 +335,8 @@ def _at_hand(clause: Clause, words: set[str]) -> bool:
     """An order about the task at hand, not a rule: "don't touch that file", "run all 3"."""
     if words & DEICTIC or clause.transient:
         return True  # "don't touch that file", "keep that in mind": about the task at hand
+    if any(t.lower_ in ("last", "previous", "earlier", "above") and t.dep_ == "amod" for t in clause.tokens):
+        return True  # "ignore the last message"
     after = [t for t in clause.tokens if t.i > clause.head.i]
     if after and (
         after[0].pos_ == "NUM"
