@@ -24,6 +24,7 @@ MONTHS = frozenset(
     ]
 )
 _CALENDAR = WEEKDAYS | MONTHS | {"sync", "standup"}
+_SEASONS = frozenset({"spring", "summer", "autumn", "fall", "winter"})
 # Verbs under which a name that is also an ordinary word is still a product: "we use rails".
 _TECH_VERBS = frozenset(
     [
@@ -108,6 +109,8 @@ def counted_or_dated(span: Any, before: str) -> bool:
         if c.i < span.start
     ):
         return True  # "one stack per env", "a bit of C#": a common noun, counted
+    if span.text.lower() in _SEASONS and before in ("the", "this", "last", "next", "early", "late", "every"):
+        return True  # "in the spring": a season, not Spring
     return before in _CALENDAR or span.text.lower() in _CALENDAR  # "on Tuesday", "the weekly sync"
 
 

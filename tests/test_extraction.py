@@ -147,6 +147,38 @@ def test_a_change_keeps_what_it_replaced(extractor: ClauseExtractor) -> None:
     assert facts(extractor, "dropped jest, vitest now") == [("test_framework", "vitest")]
 
 
+@pytest.mark.parametrize(
+    ("said", "slot", "value", "previous"),
+    [
+        ("moved off npm to pnpm as of last sprint", "package_manager", "pnpm", "npm"),
+        (
+            "replaced celery with dramatiq last week, the broker stays rabbitmq",
+            "background_jobs",
+            "dramatiq",
+            "celery",
+        ),
+        ("we're no longer on heroku — everything runs on render now", "hosting", "render", "heroku"),
+        (
+            "since 1 May deploys go through github actions; jenkins is retired (rip)",
+            "ci",
+            "github actions",
+            "jenkins",
+        ),
+        ("upgraded prod to postgres 16 over the weekend", "database", "postgres 16", None),
+        ("i live in Montreal since january, no longer in Toronto", "home_city", "Montreal", None),
+    ],
+)
+def test_changes_told_every_way_fill_the_slot(
+    extractor: ClauseExtractor, said: str, slot: str, value: str, previous: str | None
+) -> None:
+    found = [c for c in extractor.extract([Turn("user", said, 0)]) if c.key is not None]
+    assert [(c.key, c.value, c.previous_value) for c in found if c.key == slot] == [
+        (slot, value, previous)
+    ], found
+    assert not any(c.qualifier for c in found)  # "over the weekend" is when, not where it holds
+    assert not any("rule" in c.text_template for c in extractor.extract([Turn("user", said, 0)]))
+
+
 def test_a_correction_takes_the_slot_of_what_it_corrects(extractor: ClauseExtractor) -> None:
     earlier = Turn("earlier", "I live in Ghent.", 0)
     corrected = extractor.extract([earlier, Turn("user", "sorry, I meant Utrecht", 2)])

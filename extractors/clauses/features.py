@@ -90,7 +90,12 @@ class FeatureReader(WhoReader):
             clause.tense = "past"  # "we used to use npm"
         joined_words = " ".join(words)
         if "no longer" in joined_words or "anymore" in words or "any more" in joined_words:
-            clause.negated = True
+            # but "i live in Montreal since january, no longer in Toronto": past a comma it names the old
+            longer = next(t.i for t in clause.tokens if t.lower_ in ("longer", "anymore", "more") and t.i > 0)
+            afterthought = longer > head.i and any(
+                t.text in (",", ";") for t in clause.tokens if head.i < t.i < longer
+            )
+            clause.negated = clause.negated or not afterthought
 
     def _manner(
         self,

@@ -268,11 +268,12 @@ def value_of(token: Token, how: str) -> str:
         return joined(
             [t for t in token.subtree if t.i <= token.i and t.dep_ not in ("det", "poss", "predet")]
         )
+    # without a relative clause or an apposition, whole: "Medellín, freelance dev" is Medellín
+    asides = {t.i for c in token.subtree if c.dep_ in ("relcl", "appos") for t in c.subtree}
     parts = [
         t
         for t in token.subtree
-        if t.dep_ not in ("relcl", "appos")
-        and not (t.dep_ == "det" and t.i == token.left_edge.i and t.lower_ == "the")
+        if t.i not in asides and not (t.dep_ == "det" and t.i == token.left_edge.i and t.lower_ == "the")
     ]
     opened = next((n for n, t in enumerate(parts) if t.text == "("), None)
     if opened is not None and not any(t.text == ")" for t in parts[opened:]):

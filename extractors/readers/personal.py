@@ -98,6 +98,13 @@ class PersonalReader(StatementReader):
             return None  # "we moved to Node 22": a product, not a place ("call me Sam" is a name)
         if value_token.lower_ in self.lex["timezone"]:
             return None  # "I'm in PST": a time zone
+        if (
+            frame.key in ("home_city", "hometown")
+            and value_token.pos_ == "NOUN"
+            and value_token.lower_ in self.known_words
+            and not any(c.dep_ in ("prep", "appos") for c in value_token.children)
+        ):
+            return None  # "we moved to the farm": a kind of place, not where
         value = value_of(value_token, frame.span)
         if not value or value.lower() in DEICTIC or value.lower().startswith(("same ", "the same ")):
             return None  # "still live in the same town": which town was said elsewhere

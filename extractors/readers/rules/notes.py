@@ -31,6 +31,7 @@ _NO_PHRASES = frozenset(
         "matter",
         "offense",
         "biggie",
+        "longer",  # "no longer in Toronto": what was, not a rule
     )
 )
 

@@ -38,7 +38,20 @@ _TOOL_VERBS = frozenset(
         "adopt",
         "pick",
         "choose",
+        "upgrade",
+        "downgrade",
+        "bump",
+        "replace",
+        "swap",
+        "port",
+        "rewrite",
+        "convert",
     ]
+)
+
+
+_TIMES = frozenset(
+    {"week", "weekend", "month", "year", "night", "sprint", "quarter", "day", "time", "summer", "winter"}
 )
 
 
@@ -167,6 +180,8 @@ class ProductReader(ReaderBase):
         noun = root.head.lemma_.lower()
         if noun in ("version", "runtime", "toolchain", "interpreter", "sdk"):
             return False  # "bumped the Python version to 3.13"
+        if noun in _TIMES:
+            return False  # "replaced celery with dramatiq last week": the parser hung it on the time
         return not (noun in self.lex["project_noun"] or self.vocab.category_of_label(noun) is not None)
 
     def _is_previous(self, span: Span, clause: Clause) -> bool:
@@ -225,6 +240,10 @@ class ProductReader(ReaderBase):
             gone_words = {"gone", "out", "dead", "deprecated", "history", "retired", "removed", "dropped"}
             if any(c.lower_ in gone_words for c in head.children) or head.lower_ in gone_words:
                 return True
+            if head.lemma_ == "be" and any(
+                t.lower_ in gone_words for t in head.doc[head.i + 1 : min(head.i + 3, head.sent.end)]
+            ):
+                return True  # "jenkins is retired (rip)", however the parser hung "retired"
             return (
                 past
                 and head.lemma_ == "be"
@@ -234,10 +253,12 @@ class ProductReader(ReaderBase):
             return (
                 not any(c.lower_ in ("with", "by") for c in head.children) or head.lemma_.lower() == "replace"
             )
-        if root.dep_ == "dobj" and any(
-            c.dep_ == "prt" and c.lower_ in ("off", "out", "away") for c in head.children
+        if root.dep_ in ("dobj", "npadvmod") and any(
+            c.dep_ == "prt" and c.lower_ in ("off", "out", "away") and c.i < root.i for c in head.children
         ):
             return True  # "moved off Heroku", "ripped out Mocha"
+        if root.dep_ == "pobj" and _no_longer(head.head):
+            return True  # "we're no longer on heroku", "not on jenkins anymore"
         if root.dep_ == "pobj" and head.lower_ in ("off", "from", "out"):
             verb = head.head
             while verb.dep_ in ("advmod", "prt", "prep") and verb.head.i != verb.i:
@@ -309,6 +330,16 @@ def _product_fact(
         previous_text=fill(spec.template(), previous_value) if previous_value else None,
         other=named(other[0]) if other else None,
         category=category,
+    )
+
+
+def _no_longer(verb: Token) -> bool:
+    """ "no longer", "not ... anymore": what the verb says held before and holds no more."""
+    words = [c.lower_ for c in verb.children]
+    return (
+        "anymore" in words
+        or any(c.lower_ == "longer" and any(n.lower_ == "no" for n in c.children) for c in verb.children)
+        or ("longer" in words and "no" in words)
     )
 
 
