@@ -252,7 +252,7 @@ class TechMarker:
         if root.dep_ not in ("attr", "acomp", "pobj") or head.i == root.i:
             return False
         if root.dep_ == "pobj":
-            if head.lower_ != "on" or head.head.lemma_ not in ("be", "run", "live", "deploy", "host"):
+            if head.lower_ != "on" or head.head.lemma_ not in ("be", "run", "deploy", "host"):
                 return False  # "we're on drizzle now", "everything runs on render now"
             subject = next((c for c in head.head.children if c.dep_ == "nsubj"), None)
             return subject is not None and subject.lower_ in ("we", "i", "it", "everything")

@@ -99,7 +99,7 @@ class PersonalReader(StatementReader):
         if value_token.lower_ in self.lex["timezone"]:
             return None  # "I'm in PST": a time zone
         if (
-            frame.key in ("home_city", "hometown")
+            frame.key == "home_city"
             and value_token.pos_ == "NOUN"
             and value_token.lower_ in self.known_words
             and not any(c.dep_ in ("prep", "appos") for c in value_token.children)
