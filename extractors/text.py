@@ -163,15 +163,18 @@ def _machine_line(line: str) -> bool:
     )
 
 
+_OWN = re.compile(r"\b(?:me|my|mine|our|we|us|i)\b", re.I)
+
+
 def drop_pastes(lines: list[str], labels: frozenset[str] = frozenset()) -> list[str]:
     """The lines that remain once pasted third-party text is cut out."""
     lines = _without_referred_blocks(lines)
     end = len(lines)
     for i, line in enumerate(lines):
         rest = [x for x in lines[i + 1 :] if x.strip()]
-        if _DOCUMENT_START.match(line) or (_MD_HEADING.match(line) and rest):
+        if _DOCUMENT_START.match(line) or (_MD_HEADING.match(line) and rest and not _OWN.search(line)):
             end = i  # a page or document from here on: headings, "Attendees:", "Agenda:"
-            break
+            break  # (but "## about me", "# our setup" head the speaker's own notes)
         if _announces(line) and rest:
             # the announcing line is the user's own ("can you summarize this email:"); what follows is not
             end = i if _announce_only(line) else i + 1
@@ -291,6 +294,5 @@ def _announce_only(line: str) -> bool:
 
 def _document_line(line: str) -> bool:
     """A line of a page, document or tool output: HTML, a markdown heading, a table, columns."""
-    return bool(
-        _HTML.search(line) or _MD_HEADING.match(line) or _TABLE_LINE.match(line) or _COLUMNS.search(line)
-    )
+    heading = bool(_MD_HEADING.match(line)) and not _OWN.search(line)
+    return bool(_HTML.search(line) or heading or _TABLE_LINE.match(line) or _COLUMNS.search(line))

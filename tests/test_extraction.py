@@ -557,6 +557,24 @@ def test_a_please_is_no_subject(extractor: ClauseExtractor) -> None:
     assert any("rule: Keep explanations simple" in t for t in texts(extractor, said))
 
 
+def test_a_profile_written_as_notes(extractor: ClauseExtractor) -> None:
+    said = (
+        "## about me\n- name: Sofía\n- based in Montevideo\n- pronouns: she/her\n- kids: Leo (9) and Ava (6)"
+    )
+    found = {(c.key, c.value) for c in extractor.extract([Turn("user", said, 0)]) if c.key}
+    assert {("name", "Sofía"), ("home_city", "Montevideo"), ("pronouns", "she/her")} <= found, found
+    assert not any(key and key.startswith("test_framework") for key, _ in found)  # Ava is a child
+    job = facts(extractor, "- job: lab tech, water treatment plant (Cali, Colombia)\n- age: 34")
+    assert job == [("role", "lab tech, water treatment plant (Cali, Colombia)"), ("age", "34")], job
+    assert texts(extractor, "me: Lena, Munich, on call this week") == [
+        "S's name is Lena.",
+        "S: Lena, Munich, on call this week.",
+    ]
+    # a label of two words names no slot by its first: "work stack" is not where one works
+    assert [k for k, _ in facts(extractor, "work stack: spring boot + kafka") if k and "employer" in k] == []
+    assert facts(extractor, "coffee: black, always")[0][0] is None  # no "coffee command"
+
+
 def test_a_name_or_a_place_is_no_product(extractor: ClauseExtractor) -> None:
     assert [k for k, _ in facts(extractor, "please call me Sam from now on, not Samantha") if k] == ["name"]
     said = texts(extractor, "Ahmed here, SAP consultant from Cairo.")

@@ -50,6 +50,9 @@ class Introductions(ReaderBase):
         tokens = trim([t for t in sent if not t.is_space])
         if not tokens or len(tokens) > _MAX_WORDS or sent.text.rstrip().endswith("?"):
             return []
+        noted = self._labeled_me(tokens)
+        if noted is not None:
+            return noted
         start = 0
         while start < len(tokens) and (tokens[start].is_punct or tokens[start].lower_ in _OPENERS):
             start += 1
@@ -105,6 +108,30 @@ class Introductions(ReaderBase):
                 anchor=tokens[start].i,
             ),
         ]
+
+    def _labeled_me(self, tokens: list[Token]) -> list[Fact] | None:
+        """ "me: Lena, Munich, on call this week": notes on the speaker under "me:"."""
+        colon = next((n for n, t in enumerate(tokens[:4]) if t.text == ":"), None)
+        if not colon or not all(t.lower_ in ("me", "about", "myself") for t in tokens[:colon]):
+            return None
+        rest = tokens[colon + 1 :]
+        if not rest:
+            return None
+        first = rest[0]
+        named = first.pos_ == "PROPN" and first._.tech is None and (len(rest) == 1 or rest[1].text in _BREAKS)
+        said = in_third_person(joined(rest).strip(" ,"))
+        note = Fact(
+            kind="semantic",
+            scope="user",
+            key=None,
+            value=said,
+            text=sentence(f"{SUBJECT_MARK}: {said}"),
+            span=joined(tokens),
+            reader="personal.introduction",
+            confidence=0.7,
+            anchor=first.i,
+        )
+        return [self._name(first), note] if named else [note]
 
     @staticmethod
     def _name(token: Token) -> Fact:

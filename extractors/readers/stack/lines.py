@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from extractors.clauses import Clause
 from extractors.readers.common import (
+    PERSONAL_LABELS,
     PURPOSE_WORDS,
     Fact,
     Span,
@@ -52,17 +53,33 @@ class StackReader(NameReader):
         the items of a line, each without a clause of its own."""
         facts: list[Fact] = []
         carried: str | None = None  # "languages: pt-br native, english fluent": the label goes on
-        for piece in pieces(sent):
+        items = list(pieces(sent))
+        taken = -1  # the last token a personal label's value took
+        for number, piece in enumerate(items):
             if question_from is not None and piece[-1].i >= question_from:
+                continue
+            if piece[0].i <= taken:
                 continue
             piece_commands = [c for c in commands if piece[0].idx <= c.start < piece[-1].idx + len(piece[-1])]
             labeled = self._labeled_commands(piece, piece_commands)
             if labeled:
                 facts += labeled
                 continue
+            label = self._item_label(piece, carried)
+            colon = label.end > piece.start and piece.doc[label.end - 1].text in _SEPARATORS
+            if label.category in PERSONAL_LABELS and not label.carried and colon:
+                # "job: lab tech, water treatment plant (Cali)": what follows the label, up to the next
+                # label, is the value, however parsed
+                end = sent.end
+                for following in items[number + 1 :]:
+                    if following.doc[following.start : following.start + 4].text.count(":"):
+                        end = following.start
+                        break
+                taken = end - 1
+                facts += self._bare_labeled(label.category, sent.doc[piece.start : end], label)
+                continue
             if not self._is_item(piece):
                 continue
-            label = self._item_label(piece, carried)
             if label.category is not None and not label.carried and label.end > piece[0].i:
                 carried = label.category
             facts += self._item(sent, piece, techs, piece_commands, clauses, label)
@@ -85,6 +102,9 @@ class StackReader(NameReader):
 
     def _item_label(self, piece: Span, carried: str | None) -> _Label:
         category, end, purpose = self._label(piece)
+        colon = next((t.i for t in piece[:6] if t.text in (":", "=")), None)
+        if category is not None and colon is not None and colon > end:
+            category = None  # "work stack: spring boot": the label is "work stack", which names no slot
         words = [t for t in piece if not t.is_punct]
         if category is None and purpose is None and carried is not None and len(words) <= 5:
             return _Label(carried, end, purpose, carried=True)
@@ -114,7 +134,9 @@ class StackReader(NameReader):
                 return []
             return self._unknown_item(piece, rundown)
         if category is not None:
-            if not inside:
+            person = category in PERSONAL_LABELS
+            if not inside or person:
+                # "kids: Leo (9) and Ava (6)": under a label of one's life a name is no product
                 return self._bare_labeled(category, piece, label)
             if not any(s.label_ == category for s in inside) and category != "tool":
                 # "queue: dramatiq + redis" names products of other kinds under the label's slot
@@ -173,7 +195,9 @@ class StackReader(NameReader):
         # "local preview of the blog: hugo server -D": the label names the purpose when a command is
         # all that follows it (not "style thing: prefer X over `case`")
         right_after = all(c.start <= separator.idx + 3 for c in after[:1])
-        if not purpose and nouns and right_after and nouns[0].lemma_.isalpha():
+        # ("coffee: black" is no command: a bare word names one only under a label that says what for)
+        bare = all(not (c.arguments or c.quoted) for c in after)
+        if not purpose and nouns and right_after and nouns[0].lemma_.isalpha() and not bare:
             purpose = nouns[0].lemma_.lower()
         facts = []
         for command in after:
@@ -186,7 +210,8 @@ class StackReader(NameReader):
     def _labeled_value(self, category: str, piece: Span, start: int) -> list[Fact]:
         """ "queue: dramatiq", "hobbies: bouldering": a value the vocabulary does not know, under a label."""
         value = plain([t for t in piece if t.i >= start and not (t.i == start and t.lower_ in ("'s", "is"))])
-        if not value or len(value.split()) > 6:
+        longest = 10 if category in PERSONAL_LABELS else 6  # "job: ml eng at a fintech in tokyo"
+        if not value or len(value.split()) > longest:
             return []
         spec = self.vocab.slot(category)
         return [

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from extractors.clauses import Clause
-from extractors.readers.common import Fact, ReaderBase, Span, Token, slug
+from extractors.readers.common import PERSONAL_LABELS, Fact, ReaderBase, Span, Token, slug
 from extractors.readers.stack.versions import version_fact, versioned
 from extractors.render import SUBJECT_MARK, plain
 from extractors.vocabulary import SlotSpec
@@ -73,6 +73,13 @@ class ProductReader(ReaderBase):
                 return False  # "I'm at Klarna now": where they work, not what they use
         if clause.mood == "imperative":
             return head.lemma_ in ("use", "stick", "prefer")
+        tokens = clause.tokens
+        if (
+            len(tokens) > 2
+            and tokens[1].text == ":"
+            and self.vocab.category_of_label(tokens[0].lower_) in PERSONAL_LABELS
+        ):
+            return False  # "kids: Leo and Ava": the label reader's, and no product
         return clause.mood in ("statement", "fragment")
 
     def stack(self, clause: Clause, techs: list[Span], reader: str = "stack.clause") -> list[Fact]:
