@@ -189,6 +189,8 @@ class ClauseExtractor:
     def _read(
         self, doc: Any, turn: Turn, question: Any = None, placed: dict[str, Command] | None = None
     ) -> list[Read]:
+        if turn.role == "assistant" and _only_asks(doc):
+            return []  # "Quick question before I change anything: ...?": the agent asks, reports nothing
         techs = list(doc.spans["tech"])
         commands = self._commands(doc, placed or {})
         # frames are about the speaker's own life: a doc that never speaks of itself skips the matcher
@@ -378,3 +380,17 @@ __all__ = ["NAME", "SUBJECT_MARK", "ClauseExtractor"]
 def _polite(clause: Clause) -> bool:
     """ "could you always include type hints?": a standing request, asked politely."""
     return clause.mood == "question" and clause.about == "you" and clause.standing
+
+
+def _only_asks(doc: Any) -> bool:
+    """An agent's line that ends in a question and reports nothing it did or now holds."""
+    sentences = [s for s in doc.sents if s.text.strip()]
+    if not sentences or not sentences[-1].text.rstrip().endswith("?"):
+        return False
+    did = any(
+        t.lower_ == "i"
+        and t.dep_ == "nsubj"
+        and (t.head.tag_ in ("VBD", "VBN") or any(a.lower_ in ("'ve", "have") for a in t.head.children))
+        for t in doc
+    )
+    return not did and not any(t.lower_ == "now" for t in doc)

@@ -70,8 +70,17 @@ class Shell:
                 i += 1
                 continue
             program = self._program(word)
-            if program is None:
-                i += 1
+            after_article = i > 0 and words[i - 1][2].lower() in (
+                "the",
+                "a",
+                "an",
+                "our",
+                "this",
+                "that",
+                "my",
+            )
+            if program is None or (after_article and not word.startswith(("./", "../"))):
+                i += 1  # "that's the pre-commit ritual": a noun after its article, not a program run
                 continue
             args: list[tuple[int, int, str]] = []
             j = i + 1
@@ -80,8 +89,8 @@ class Shell:
             while not ends and j < len(words) and len(args) < 10:
                 raw = words[j][2]
                 bare = raw if raw.endswith("/...") else raw.rstrip(".,;:!?)")
-                if not bare or bare.lower() in PROSE or not _ARG.match(bare):
-                    break
+                if not bare or bare.lower() in PROSE or not _ARG.match(bare) or bare == "/":
+                    break  # ("pio run -t upload / serial: ...": a lone slash separates items)
                 args.append((words[j][0], words[j][0] + len(bare), bare))
                 if bare != raw:
                     break  # punctuation after it ends the command

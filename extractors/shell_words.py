@@ -4,6 +4,8 @@ that name what a command is for ("test", "fmt", "deploy")."""
 
 from __future__ import annotations
 
+import re
+
 # Words that end a command written in prose, and first words that show the program name was a verb.
 PROSE = frozenset(
     [
@@ -315,6 +317,16 @@ _SUBCOMMANDS = frozenset(
         "fix",
         "pre-commit",
         "hooks",
+        "task",
+        "run-all",
+        "device",
+        "monitor",
+        "upload",
+        "flash",
+        "cache",
+        "exec",
+        "apex",
+        "project",
     ]
 )
 
@@ -328,4 +340,5 @@ def command_like(word: str) -> bool:
         or any(ch.isdigit() for ch in word)
         or word.lower() in _SUBCOMMANDS
         or word.split(":")[0].lower() in _SUBCOMMANDS
+        or bool(re.match(r"^[a-z]+[A-Z][A-Za-z0-9]*$", word))  # a gradle task: "spotlessApply"
     )

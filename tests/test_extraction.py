@@ -179,6 +179,25 @@ def test_changes_told_every_way_fill_the_slot(
     assert not any("rule" in c.text_template for c in extractor.extract([Turn("user", said, 0)]))
 
 
+def test_an_agent_that_only_asks_reports_nothing(extractor: ClauseExtractor) -> None:
+    asked = "Quick question before I change anything: the Dockerfile uses Python 3.10. Which is right?"
+    assert facts(extractor, asked, role="assistant") == []
+    reported = "I've migrated the ORM to Drizzle. Want me to update the seed scripts too?"
+    assert ("orm", "Drizzle") in facts(extractor, reported, role="assistant")
+
+
+def test_exceptions_said_of_a_thing_of_the_code(extractor: ClauseExtractor) -> None:
+    (merge,) = extractor.extract(
+        [Turn("user", "release branches get a real merge commit though, so the tags line up", 0)]
+    )
+    assert merge.scope_level == "project" and "exception" in merge.text_template
+    assert any(
+        "rule: Hotfixes can go out" in t
+        for t in texts(extractor, "hotfixes can go out any day if on-call approves")
+    )
+    assert facts(extractor, "the tests are still flaky though") == []
+
+
 def test_a_correction_takes_the_slot_of_what_it_corrects(extractor: ClauseExtractor) -> None:
     earlier = Turn("earlier", "I live in Ghent.", 0)
     corrected = extractor.extract([earlier, Turn("user", "sorry, I meant Utrecht", 2)])
@@ -635,6 +654,17 @@ def test_shell_commands_end_where_prose_begins() -> None:
     assert [c.text for c in shell.find("go test ./... to test")] == ["go test ./..."]
     assert shell.find("go to the store and make sure it works") == []
     assert shell.find("we're on rails 7 w/ sidekiq") == []
+    # a subcommand that is also a word, a gradle task, a lone slash between items, a noun after "the"
+    assert [c.text for c in shell.find("deno task check runs fmt + lint")] == ["deno task check"]
+    assert [c.text for c in shell.find("./gradlew spotlessApply check — that's the pre-commit ritual")] == [
+        "./gradlew spotlessApply check"
+    ]
+    assert [
+        c.text for c in shell.find("flash: pio run -t upload / serial: pio device monitor -b 115200")
+    ] == [
+        "pio run -t upload",
+        "pio device monitor -b 115200",
+    ]
 
 
 # -- the data files are validated strictly on load --------------------------------------------------

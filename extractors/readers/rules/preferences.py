@@ -123,7 +123,17 @@ class RuleReader(NoteRules):
         full detail". Kept as said, with what it is limited to, beside the general rule."""
         text = sent.text.strip()
         lowered = text.lower()
-        soft = _SOFT_EXCEPTION.search(lowered) and (qualifier or re.match(r"^\W*(?:but\s+)?for\s", lowered))
+        # "release branches get a real merge commit though": limited to a thing of the code it names
+        of_code = any(
+            c.subject is not None
+            and c.parent is None
+            and not (c.head.lemma_ == "be" and any(x.dep_ == "acomp" for x in c.head.children))
+            and any(t.lemma_.lower() in self.lex["code_noun"] for t in c.subject.subtree)
+            for c in clauses
+        )
+        soft = _SOFT_EXCEPTION.search(lowered) and (
+            qualifier or of_code or re.match(r"^\W*(?:but\s+)?for\s", lowered)
+        )
         if text.endswith("?") or not (_EXCEPTION.search(lowered) or soft):
             return []
         if any(c.reported or c.hedged for c in clauses if c.parent is None):

@@ -305,11 +305,14 @@ class StandingRules(RuleBase):
             t.lemma_.lower() in lex["norm_verb"] for t in clause.head.children if t.dep_ in ("acomp", "attr")
         )
         about_code = subject is not None and any(
-            t.lemma_.lower() in lex["code_noun"] for t in subject.subtree
+            t.lemma_.lower() in lex["code_noun"] or t.lower_ in lex["code_noun"] for t in subject.subtree
         )
         passive = any(c.dep_ == "auxpass" for c in clause.head.children)
         named = subject is not None and any(
-            t._.tech is not None or re.search(r"[/*_.`]", t.text) or t.lemma_.lower() in lex["code_noun"]
+            t._.tech is not None
+            or re.search(r"[/*_.`]", t.text)
+            or t.lemma_.lower() in lex["code_noun"]
+            or t.lower_ in lex["code_noun"]
             for t in subject.subtree
         )
         # "`any` is banned", "secrets are kept in vault", "prettier enforces it"; not "the kids keep me busy"
