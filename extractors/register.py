@@ -15,6 +15,8 @@ _SUBJECTLESS = re.compile(
     r"grew up|got (?:a|an|two|three|four|\d+) ))",
     re.I,
 )
+_NAME_IS = re.compile(r"\b((?:my|our|his|her|their)\s+(?:nick)?name)'s\b", re.I)
+_NEW_I = re.compile(r"(\b(?:I'm|I am|im|i'm|name is|this is) [A-Z][a-z]+) I (?=[a-z])")
 _SUBJECTS = {"originally": "I'm ", "born": "I was ", "been": "I've ", "grew": "I ", "got": "I've "}
 _NEW_SUBJECTS = frozenset(("i", "we", "it", "they", "he", "she", "that", "this", "im", "i'm"))
 _NOT_AFTER_SO = frozenset(("and", "or", "not", "just", "even", "do", "is", "think", "hope"))
@@ -30,6 +32,9 @@ def spoken_in_full(line: str, owned: frozenset[str]) -> str:
         return match.group(0)
 
     line = _OWNER_FIRST.sub(mine, line)
+    line = _NAME_IS.sub(r"\1 is", line)  # "my name's Tomasz": the parser reads a possessive
+    # "ok so I'm Dave I run a little landscaping business": dictated, an "I" after one's name starts anew
+    line = _NEW_I.sub(r"\1. I ", line)
     return _SUBJECTLESS.sub(
         lambda m: (
             m.group(1) + _SUBJECTS[m.group(2).lower().split()[0]] + re.sub(r"\b(?:n|&)\b", "and", m.group(2))

@@ -594,6 +594,25 @@ def test_a_profile_written_as_notes(extractor: ClauseExtractor) -> None:
     assert facts(extractor, "coffee: black, always")[0][0] is None  # no "coffee command"
 
 
+def test_names_said_in_passing(extractor: ClauseExtractor) -> None:
+    assert facts(extractor, "my name's Tomasz but everyone calls me Tomek") == [
+        ("name", "Tomasz"),
+        ("nickname", "Tomek"),
+    ]
+    assert ("family:husband", "Raj") in facts(extractor, "my husband Raj doesn't eat beef")
+    listed = facts(
+        extractor, "we've got two dogs, a greyhound called Biscuit and a very loud terrier called Moss"
+    )
+    assert ("pet:greyhound", "Biscuit") in listed and ("pet:terrier", "Moss") in listed, listed
+    assert ("pet:cat", "Pixel") in facts(extractor, "we adopted a cat in march! named her Pixel")
+    assert ("employer", "Siemens Healthineers") in facts(
+        extractor, "I work at Siemens Healthineers as a QA engineer"
+    )
+    dictated = facts(extractor, "ok so I'm Dave I run a little landscaping business in Brisbane")
+    assert ("name", "Dave") in dictated, dictated
+    assert ("home_city", "Berlin") in facts(extractor, "In Berlin I live near the park")
+
+
 def test_a_name_or_a_place_is_no_product(extractor: ClauseExtractor) -> None:
     assert [k for k, _ in facts(extractor, "please call me Sam from now on, not Samantha") if k] == ["name"]
     said = texts(extractor, "Ahmed here, SAP consultant from Cairo.")

@@ -57,6 +57,20 @@ class ClauseReader(FeatureReader):
             )
             if earlier is not None:
                 referent = earlier
+            head = clause.head
+            if (
+                referent is not None
+                and head.lemma_.lower() in ("name", "call")
+                and any(
+                    c.dep_ == "dobj"
+                    and (
+                        c.lower_ in ("her", "him", "it")
+                        or any(p.lower_ in ("her", "his") for p in c.children)
+                    )
+                    for c in head.children
+                )
+            ):
+                clause.referent = referent  # "we adopted a cat in march! named her Pixel"
             if referent is not None and clause.subject is not None and refers(clause.subject):
                 # "my husband flies there a lot, he's a pilot": he is the husband
                 clause.about = "pet" if referent.lemma_.lower() in self.lex["pet_noun"] else "family"

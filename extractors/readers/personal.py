@@ -45,7 +45,8 @@ class PersonalReader(StatementReader):
                 clause.mood == "fragment" and "statement" in frame.moods
             ):
                 continue
-            if (frame.negated == "skip" and clause.negated) or (
+            # "my husband Raj doesn't eat beef": a name said in passing holds whatever the clause denies
+            if (frame.negated == "skip" and clause.negated and not frame.presupposed) or (
                 frame.negated == "require" and not clause.negated
             ):
                 continue
@@ -123,9 +124,16 @@ class PersonalReader(StatementReader):
     def referent_name(self, clause: Clause) -> list[Fact]:
         """ "we adopted a beagle, his name is Pickle": the name of the pet or relative just named."""
         referent, subject = clause.referent, clause.subject
-        if referent is None or subject is None or subject.lemma_.lower() != "name" or not clause.asserted:
+        if referent is None or not clause.asserted:
+            return []
+        named = clause.head.lemma_.lower() in ("name", "call") and subject is None  # "named her Pixel"
+        if not named and (subject is None or subject.lemma_.lower() != "name"):
             return []
         value_token = next((c for c in clause.head.children if c.dep_ in ("attr", "acomp", "oprd")), None)
+        if value_token is None and named:  # "named her Pixel", parsed as "her Pixel"
+            value_token = next(
+                (c for c in clause.head.children if c.dep_ == "dobj" and c.pos_ == "PROPN"), None
+            )
         if value_token is None or value_token.pos_ not in ("PROPN", "NOUN"):
             return []
         group = "pet" if referent.lemma_.lower() in self.lex["pet_noun"] else "family"
