@@ -16,7 +16,7 @@ Token = Any
 Span = Any
 # slots whose labeled values are people, places and times of a life, never products ("kids: Leo, Ava")
 PERSONAL_LABELS = frozenset(
-    {"family", "pet", "name", "home_city", "hometown", "age", "role", "employer", "pronouns"}
+    {"family", "pet", "name", "nickname", "home_city", "hometown", "age", "role", "employer", "pronouns"}
 )
 DEICTIC = frozenset(
     {
