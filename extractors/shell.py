@@ -121,6 +121,12 @@ class Shell:
 
     def _fits(self, program: Program, word: str, args: list[tuple[int, int, str]]) -> bool:
         flagged = len(args) > 1 and args[1][2].startswith("-")  # "hugo server -D"
+        if (
+            word.lower() in self.known_words
+            and len(args) > 1
+            and not any(self._command_like(a) for _, _, a in args)
+        ):
+            return False  # "tap dance isnt registering half": a word of English and more words
         if program.needs_argument and args and not self._command_like(args[0][2]) and not flagged:
             return False  # "yarn recently", "make sure", "go home": a word after a name, not a subcommand
         if word[:1].isupper() and program.needs_argument:

@@ -164,6 +164,10 @@ class Introductions(ReaderBase):
             return []
         if all(t.lower_ in _NOT_WHO or t.lower_ in self.lex["transient_adjective"] for t in words):
             return []  # "new here", "same here", "tired here"
+        if any(
+            t.lower_ in ("rule", "rules", "note", "notes", "question", "context", "update") for t in words
+        ):
+            return []  # "unity rule here: ...": what the note is, not who the speaker is
         said = joined(words)
         return [
             Fact(
@@ -219,9 +223,7 @@ class Introductions(ReaderBase):
                 break
             if token.pos_ in ("VERB", "AUX") and token.tag_ not in ("VBN", "VBG"):
                 return None  # a clause: "server keeps crashing"
-            if token._.tech is not None:
-                return None
-            words.append(token)
+            words.append(token)  # "salesforce admin", "SAP consultant": a product may name the trade
         if not words or len(words) > 6:
             return None
         occupations = self.lex["occupation_noun"]

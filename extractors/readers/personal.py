@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from extractors.ambiguity import MONTHS, WEEKDAYS
 from extractors.clauses import Clause
 from extractors.frames import Frame, FrameHit
 from extractors.readers.common import (
@@ -99,6 +100,8 @@ class PersonalReader(StatementReader):
             return None  # "we moved to Node 22": a product, not a place ("call me Sam" is a name)
         if value_token.lower_ in self.lex["timezone"]:
             return None  # "I'm in PST": a time zone
+        if value_token.lower_ in MONTHS | WEEKDAYS:
+            return None  # "on parental leave from june": a time, not a place
         if (
             frame.key == "home_city"
             and value_token.pos_ == "NOUN"
