@@ -47,6 +47,12 @@ def qualifier_of(qualifiers: list[QualifierPattern], fact: Fact | None, sentence
     return qualifier_in(qualifiers, text, max(start, 0), end)
 
 
+# values that name nothing, whatever read them
+_NO_CONTENT = frozenset(
+    {"hey", "hi", "mostly", "anything", "something", "everything", "nothing", "it", "that", "this", "stuff"}
+)
+
+
 def to_candidate(read: Read, qualifiers: list[QualifierPattern], extractor: str) -> Candidate | None:
     """The fact as a candidate, or None when it names no one, holds first person or lost its value."""
     if read.fact.kind == "semantic" and _PLACEHOLDER.fullmatch(read.fact.value.strip()):
@@ -55,6 +61,8 @@ def to_candidate(read: Read, qualifiers: list[QualifierPattern], extractor: str)
     fact = read.fact
     if not fact.value.strip() or not fact.text or keeps_first_person(fact.text):
         return None
+    if fact.value.strip().lower() in _NO_CONTENT:
+        return None  # "i enjoy it mostly", "i'd work as anything": a value that names nothing
     if SUBJECT_MARK not in fact.text:
         return None  # "Weirds them out.": a sentence that lost its subject names no one
     qualifier = None

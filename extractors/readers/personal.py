@@ -112,6 +112,8 @@ class PersonalReader(StatementReader):
         value = value_of(value_token, frame.span)
         if not value or value.lower() in DEICTIC or value.lower().startswith(("same ", "the same ")):
             return None  # "still live in the same town": which town was said elsewhere
+        if value.split()[0].lower() in DEICTIC:
+            return None  # "from here in town"
         if (
             frame.key == "name"
             and value.islower()

@@ -180,6 +180,10 @@ class StatementReader(RuleReader):
                 return False  # a product the speaker uses is the stack reader's
             del words
         said = [t for c in content for t in c.subtree]
+        if head.lemma_ == "be" and any(
+            t.lower_ in ("here", "there") and t.head.dep_ == "prep" and t.head.head.i == head.i for t in said
+        ):
+            return False  # "i am from here in town": where "here" is, is the other's to know
         if any(t.lower_ in DEICTIC and t.dep_ in ("pobj", "dobj") for t in said):
             return False  # "I like the sound of that", "I'm terrible at those": said of the other's words
         if not any(
