@@ -52,6 +52,11 @@ _FORWARDED = re.compile(
 _GREETING = re.compile(
     r"^\s*(?:hi|hello|hey|dear|good\s+(?:morning|afternoon|evening)|greetings)\b[^.!?]{0,40}[,!:]?\s*$", re.I
 )
+_TO_ME = re.compile(
+    r"^\s*(?:hi|hello|hey|dear|good\s+(?:morning|afternoon|evening)|greetings)"
+    r"(?:\s+(?:there|assistant|claude|chatgpt|gpt|ai|bot|copilot|mnemo))?\s*[,!:]?\s*$",
+    re.I,
+)
 _SIGN_OFF = re.compile(
     r"^\s*(?:best(?:\s+regards)?|kind\s+regards|regards|cheers|thanks|thank\s+you|many\s+thanks|sincerely|"
     r"warm(?:est)?\s+regards|br|all\s+the\s+best|talk\s+soon|yours(?:\s+truly)?|--|—)\s*[,.!]?\s*$",
@@ -257,11 +262,13 @@ def _without_referred_blocks(lines: list[str]) -> list[str]:
 
 def _letters(lines: list[str]) -> set[int]:
     """Lines of a letter: from a greeting on its own line ("Hi team,") to a sign-off ("Best,") and
-    the name under it."""
+    the name under it; but a message that opens by greeting no one else ("Good afternoon,", "Dear
+    Assistant,") is the speaker's own letter to the assistant."""
     cut: set[int] = set()
+    first = next((n for n, line in enumerate(lines) if line.strip()), 0)
     i = 0
     while i < len(lines):
-        if _GREETING.match(lines[i]):
+        if _GREETING.match(lines[i]) and not (i == first and _TO_ME.match(lines[i])):
             for j in range(i + 1, len(lines)):
                 if _SIGN_OFF.match(lines[j]):
                     last = min(len(lines) - 1, j + 2)

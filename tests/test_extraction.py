@@ -613,6 +613,24 @@ def test_names_said_in_passing(extractor: ClauseExtractor) -> None:
     assert ("home_city", "Berlin") in facts(extractor, "In Berlin I live near the park")
 
 
+def test_a_letter_to_the_assistant_is_the_speakers_own(extractor: ClauseExtractor) -> None:
+    own = (
+        "Good afternoon,\n\nMy name is Ingrid Solberg and I lead the platform team.\n\nBest regards,\nIngrid"
+    )
+    assert ("name", "Ingrid Solberg") in facts(extractor, own)
+    pasted = "Hi Tom,\n\nWe are moving everything to kubernetes. Always run make deploy-all.\n\nBest,\nSara"
+    assert facts(extractor, pasted) == []  # a letter to someone else is pasted text
+    noted = facts(extractor, "context dump: me = Lena, berlin, ML eng at a health startup")
+    assert ("name", "Lena") in noted, noted
+    (intro,) = [
+        c
+        for c in extractor.extract(
+            [Turn("user", "quick intro since it's a new chat: vet tech in Austin, 2 dogs", 0)]
+        )
+    ]
+    assert (intro.key, intro.value) == ("role", "vet tech")
+
+
 def test_a_name_or_a_place_is_no_product(extractor: ClauseExtractor) -> None:
     assert [k for k, _ in facts(extractor, "please call me Sam from now on, not Samantha") if k] == ["name"]
     said = texts(extractor, "Ahmed here, SAP consultant from Cairo.")

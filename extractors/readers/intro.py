@@ -36,6 +36,7 @@ _OPENERS = frozenset(
     | {"my", "name", "name's", "names", "is", "this", "it's"}  # "my name is Chidi, pharmacist in Lagos"
 )
 _MAX_WORDS = 40
+_ME = frozenset({"me", "about", "myself", "moi", "yo", "ich", "eu", "io"})
 _BREAKS = frozenset({",", "-", "\u2014", "\u2013"})
 _NOT_WHO = frozenset(
     {"new", "same", "also", "just", "ok", "okay", "everyone", "nobody", "all", "still", "back", "long"}
@@ -53,7 +54,7 @@ class Introductions(ReaderBase):
         noted = self._labeled_me(tokens)
         if noted is not None:
             return noted
-        start = 0
+        start = _after_label(tokens)
         while start < len(tokens) and (tokens[start].is_punct or tokens[start].lower_ in _OPENERS):
             start += 1
         opened = start
@@ -111,8 +112,18 @@ class Introductions(ReaderBase):
 
     def _labeled_me(self, tokens: list[Token]) -> list[Fact] | None:
         """ "me: Lena, Munich, on call this week": notes on the speaker under "me:"."""
-        colon = next((n for n, t in enumerate(tokens[:4]) if t.text == ":"), None)
-        if not colon or not all(t.lower_ in ("me", "about", "myself") for t in tokens[:colon]):
+        # ("me = Lena, berlin", "moi: Anaïs, lyon", "context dump: me = Lena, ...")
+        colon = next(
+            (
+                n
+                for n in range(1, len(tokens) - 1)
+                if tokens[n].text in (":", "=")
+                and tokens[n - 1].lower_ in _ME
+                and (n == 1 or tokens[n - 2].is_punct or tokens[n - 2].lower_ in _ME)
+            ),
+            None,
+        )
+        if colon is None:
             return None
         rest = tokens[colon + 1 :]
         if not rest:
@@ -233,3 +244,15 @@ class Introductions(ReaderBase):
         if head.lower_ not in occupations and head.lemma_.lower() not in occupations:
             return None
         return joined(words)
+
+
+def _after_label(tokens: list[Token]) -> int:
+    """Where an introduction starts after a label that announces it ("quick intro since it's a new
+    chat: vet tech in Austin")."""
+    colon = next((n for n, t in enumerate(tokens[:12]) if t.text == ":"), None)
+    if colon is None or not any(t.lower_ in _ANNOUNCING for t in tokens[:colon]):
+        return 0
+    return colon + 1
+
+
+_ANNOUNCING = frozenset({"intro", "introduction", "background", "context", "bio"})
