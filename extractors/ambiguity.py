@@ -130,6 +130,26 @@ def named_or_placed(span: Any, before: str) -> bool:
     return before in ("'m", "m", "am") and two_before.lower_ in ("i", "im")
 
 
+def among_names(span: Any, products: set[int]) -> bool:
+    """A name in a list of people and their ages: "mom of 3 (Leo 9, Ava 6, Finn 2)" (not "Java 21,
+    Oracle 19c": ``products``, the tokens the vocabulary matched)."""
+    doc = span.doc
+
+    def person(i: int) -> bool:
+        return (
+            0 <= i < len(doc) - 1
+            and doc[i].text[:1].isupper()
+            and doc[i].is_alpha
+            and i not in products
+            and doc[i + 1].like_num
+        )
+
+    after = span.end + 1  # past the number that looked like a version
+    return (span.start >= 3 and doc[span.start - 1].text == "," and person(span.start - 3)) or (
+        after + 1 < len(doc) and doc[after].text == "," and person(after + 1)
+    )
+
+
 def used(root: Any) -> bool:
     """Whether a verb of use governs the word, through prepositions, conjuncts and objects: "we use
     rails", "deployed on fly and render"."""

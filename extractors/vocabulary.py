@@ -20,7 +20,14 @@ from typing import Any, Literal
 import msgspec
 
 from core.errors import ConfigError
-from extractors.ambiguity import anchored_by, counted_or_dated, inside_a_name, named_or_placed, used
+from extractors.ambiguity import (
+    among_names,
+    anchored_by,
+    counted_or_dated,
+    inside_a_name,
+    named_or_placed,
+    used,
+)
 from extractors.data import load
 
 VERSION = re.compile(r"^v?\d+(?:\.\d+|\.x)*(?:[a-z]{0,3}\d*)?$|^\d+(?:\.\d+)*\+$", re.IGNORECASE)
@@ -211,11 +218,18 @@ class TechMarker:
             found.append(Span(doc, start, end, label=self._category[name], kb_id=name))
         # sentences that name a product unambiguously lend the ambiguous names in them some trust
         anchors = [span for span in found if not self._is_ambiguous(span)]
-        spans = [s for s in found if not self._is_ambiguous(s) or self._plausible(s, anchored_by(s, anchors))]
+        products = {i for span in found for i in range(span.start, span.end)}
+        spans = [
+            s
+            for s in found
+            if not self._is_ambiguous(s) or self._plausible(s, anchored_by(s, anchors), products)
+        ]
         # an ambiguous name taken as a product lends that trust on: "from Ruby to Go"
         lent = [s for s in spans if s not in anchors]
         if lent:
-            spans += [s for s in found if s not in spans and self._plausible(s, anchored_by(s, lent))]
+            spans += [
+                s for s in found if s not in spans and self._plausible(s, anchored_by(s, lent), products)
+            ]
         # "node:test", "react/jsx-runtime": a module of the product, named as a path, not the product
         spans = [
             s
@@ -266,7 +280,7 @@ class TechMarker:
         )
         return label in self._labels or subject.lemma_.lower() in self._labels
 
-    def _plausible(self, span: Any, anchored: bool) -> bool:
+    def _plausible(self, span: Any, anchored: bool, products: set[int]) -> bool:
         """An ordinary word that is also a product name ("go", "rails") is taken as the product when
         something around it says so."""
         root = span.root
@@ -274,8 +288,8 @@ class TechMarker:
         before = doc[span.start - 1].lower_ if span.start > 0 else ""
         if counted_or_dated(span, before):
             return False
-        if inside_a_name(span):
-            return False  # "a small biotech called Helix Forge", "my mod Tea Garden Expanded"
+        if inside_a_name(span) or among_names(span, products):
+            return False  # "a small biotech called Helix Forge", "my mod Tea Garden Expanded", "Leo 9, Ava 6"
         if named_or_placed(span, before):
             return used(root)  # "call me Sam", "a consultant from Cairo", but "moved from Ruby to Go"
         if self._named_for_slot(root):

@@ -631,6 +631,15 @@ def test_a_letter_to_the_assistant_is_the_speakers_own(extractor: ClauseExtracto
     assert (intro.key, intro.value) == ("role", "vet tech")
 
 
+def test_people_listed_with_their_ages_are_no_products(extractor: ClauseExtractor) -> None:
+    said = "mom of 3 (Leo 9, Ava 6, Finn 2), part-time bookkeeper — I use excel for my clients' ledgers"
+    assert facts(extractor, said)[:1] == [("role", "mom of 3")]
+    assert not any(k and k.startswith("test_framework") for k, _ in facts(extractor, said))
+    assert ("database", "Oracle 19c") in facts(extractor, "Spring Boot 3.2 on Java 21, Oracle 19c as the DB")
+    intro = facts(extractor, "Tomasz, backend dev in Wrocław, full remote")
+    assert intro == [("name", "Tomasz"), ("role", "backend dev")], intro  # "backend" labels nothing here
+
+
 def test_a_name_or_a_place_is_no_product(extractor: ClauseExtractor) -> None:
     assert [k for k, _ in facts(extractor, "please call me Sam from now on, not Samantha") if k] == ["name"]
     said = texts(extractor, "Ahmed here, SAP consultant from Cairo.")

@@ -49,6 +49,16 @@ class Introductions(ReaderBase):
     def introduction(self, sent: Span, first: bool) -> list[Fact]:
         """``first``: the sentence opens the message (introductions come first)."""
         tokens = trim([t for t in sent if not t.is_space])
+        # "mom of 3 (...), part-time bookkeeper — I use excel ...": what follows a dash and "I" is not who
+        dash = next(
+            (
+                n
+                for n in range(1, len(tokens) - 1)
+                if tokens[n].text in _BREAKS and tokens[n].text != "," and tokens[n + 1].lower_ in ("i", "we")
+            ),
+            None,
+        )
+        tokens = tokens[:dash] if dash is not None else tokens
         if not tokens or len(tokens) > _MAX_WORDS or sent.text.rstrip().endswith("?"):
             return []
         noted = self._labeled_me(tokens)
@@ -72,6 +82,9 @@ class Introductions(ReaderBase):
             if comma is None:
                 return []
             start = comma + 1
+        name_first = not named and self._name_first(tokens)
+        if name_first:  # "Tomasz, backend dev in Wrocław"
+            named, start = True, 2
         role = self._role(tokens[start:])
         if role is None and first and not named:
             return self._here(tokens[start:])
@@ -94,7 +107,7 @@ class Introductions(ReaderBase):
         if name_here:  # "Ahmed here, SAP consultant from Cairo": "here" says nothing of Ahmed
             said = f"{tokens[0].text}, {joined(tokens[start:end]).strip(' ,')}"
         said = in_third_person(said)
-        named_here = [self._name(tokens[0])] if name_here else []
+        named_here = [self._name(tokens[0])] if name_here or (name_first and named) else []
         return [
             *named_here,
             Fact(
@@ -143,6 +156,19 @@ class Introductions(ReaderBase):
             anchor=first.i,
         )
         return [self._name(first), note] if named else [note]
+
+    def _name_first(self, tokens: list[Token]) -> bool:
+        """ "Tomasz, backend dev in Wrocław": a name no dictionary knows, then what the person is."""
+        first = tokens[0]
+        return (
+            len(tokens) > 3
+            and tokens[1].text == ","
+            and first._.tech is None
+            and first.text[:1].isupper()
+            and first.is_alpha
+            and first.lower_ not in self.known_words
+            and self._role(tokens[2:]) is not None
+        )
 
     @staticmethod
     def _name(token: Token) -> Fact:

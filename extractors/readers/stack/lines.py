@@ -105,8 +105,12 @@ class StackReader(NameReader):
         colon = next((t.i for t in piece[:6] if t.text in (":", "=")), None)
         if category is not None and colon is not None and colon > end:
             category = None  # "work stack: spring boot": the label is "work stack", which names no slot
+        doc = piece.doc
+        if category is not None and end < len(doc) and doc[end].lemma_.lower() in self.lex["occupation_noun"]:
+            category = None  # "backend dev in Wrocław": what the person is, not the backend
         words = [t for t in piece if not t.is_punct]
-        if category is None and purpose is None and carried is not None and len(words) <= 5:
+        described = bool(words) and words[0].lower_ in ("a", "an", "the")  # ", a surf forecast thing"
+        if category is None and purpose is None and carried is not None and len(words) <= 5 and not described:
             return _Label(carried, end, purpose, carried=True)
         return _Label(category, end, purpose)
 
