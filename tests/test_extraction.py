@@ -637,7 +637,8 @@ def test_people_listed_with_their_ages_are_no_products(extractor: ClauseExtracto
     assert not any(k and k.startswith("test_framework") for k, _ in facts(extractor, said))
     assert ("database", "Oracle 19c") in facts(extractor, "Spring Boot 3.2 on Java 21, Oracle 19c as the DB")
     intro = facts(extractor, "Tomasz, backend dev in Wrocław, full remote")
-    assert intro == [("name", "Tomasz"), ("role", "backend dev")], intro  # "backend" labels nothing here
+    assert ("name", "Tomasz") in intro and ("role", "backend dev") in intro, intro
+    assert not any(k == "backend_framework" for k, _ in intro)  # "backend" labels nothing here
 
 
 def test_a_name_or_a_place_is_no_product(extractor: ClauseExtractor) -> None:
