@@ -633,7 +633,7 @@ def test_a_letter_to_the_assistant_is_the_speakers_own(extractor: ClauseExtracto
 
 def test_people_listed_with_their_ages_are_no_products(extractor: ClauseExtractor) -> None:
     said = "mom of 3 (Leo 9, Ava 6, Finn 2), part-time bookkeeper — I use excel for my clients' ledgers"
-    assert facts(extractor, said)[:1] == [("role", "mom of 3")]
+    assert ("role", "mom of 3") in facts(extractor, said), facts(extractor, said)
     assert not any(k and k.startswith("test_framework") for k, _ in facts(extractor, said))
     assert ("database", "Oracle 19c") in facts(extractor, "Spring Boot 3.2 on Java 21, Oracle 19c as the DB")
     intro = facts(extractor, "Tomasz, backend dev in Wrocław, full remote")
