@@ -20,6 +20,7 @@ _ARG = re.compile(r"""^(?:-{1,2}[\w][\w.-]*(?:=\S+)?|[\w./:@=+%*,~^\[\]{}-]+|'[^
 _PATH_PROGRAM = re.compile(r"^(?:\./|\.\./|bin/|scripts?/|tools/|~/)[\w./-]+$|^[\w-]+\.(?:sh|py|ps1|bash)$")
 _WORDS = re.compile(r"""'[^']*'|"[^"]*"|\S+""")
 _BACKTICKS = re.compile(r"`([^`\n]{1,200})`")
+_QUOTED = re.compile(r"""(?:(?<=\s)|^)(['"])([^'"\n]{2,200})\1(?=[\s,.;:!?)]|$)""")
 
 
 class Program(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
@@ -60,6 +61,21 @@ class Shell:
                 parts = inner.split()
                 found.append(
                     Command(match.start(1), match.end(1), inner, len(parts) - 1, True, self._purpose(parts))
+                )
+                taken.append((match.start(), match.end()))
+        for match in _QUOTED.finditer(text):
+            # "you must do first 'docker compose up -d db'": a command in quotes, when a program opens it
+            inner = match.group(2).strip()
+            parts = inner.split()
+            program = self._program(parts[0]) if len(parts) > 1 else None
+            args = [(0, 0, part) for part in parts[1:]]
+            if (
+                program is not None
+                and self._fits(program, parts[0], args)
+                and not any(a <= match.start() < b for a, b in taken)
+            ):
+                found.append(
+                    Command(match.start(2), match.end(2), inner, len(parts) - 1, True, self._purpose(parts))
                 )
                 taken.append((match.start(), match.end()))
         words = [(m.start(), m.end(), m.group(0)) for m in _WORDS.finditer(text)]

@@ -93,6 +93,11 @@ _PASTED_THING = (
     r"dm|notice|announcement|newsletter|changelog|description|blog|recipe|policy|terms|contract|reply|"
     r"error|stack|dump|report|listing|diff|file|config|slack|chat|conversation|summary|draft|release\s+notes)"
 )
+_OWN_NOTES = re.compile(
+    r"\b(?:context|background|about\s+me|my\s+(?:notes?|setup|stack|summary|profile)|our\s+(?:setup|stack))\b"
+    r"[^\n]{0,30}[:\-—]\s*$",
+    re.I,
+)
 _ANNOUNCE = re.compile(
     r"(?:\b(?:pasting|pasted|paste|copying|copied|forwarding|forwarded|quoting|sent\s+(?:me|us)|wrote|"
     r"says|said|reads|posted|replied)\b[^\n]{0,80}[:\-—]\s*$)"
@@ -291,7 +296,8 @@ _REFERS = re.compile(
 
 
 def _announces(line: str) -> bool:
-    return bool(_ANNOUNCE.search(line)) and len(line) < 200
+    # but "context dump:", "my notes:", "about me:" announce the speaker's own notes
+    return bool(_ANNOUNCE.search(line)) and len(line) < 200 and not _OWN_NOTES.search(line)
 
 
 def _announce_only(line: str) -> bool:

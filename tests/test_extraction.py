@@ -641,6 +641,12 @@ def test_people_listed_with_their_ages_are_no_products(extractor: ClauseExtracto
     assert not any(k == "backend_framework" for k, _ in intro)  # "backend" labels nothing here
 
 
+def test_notes_announced_as_ones_own_are_read(extractor: ClauseExtractor) -> None:
+    said = "context dump:\n- solo dev\n- backend is supabase\n- tests: ./gradlew allTests"
+    assert ("test_command", "./gradlew allTests") in facts(extractor, said)
+    assert facts(extractor, "here's the log dump:\nERROR x\nwe use mysql") == []
+
+
 def test_a_name_or_a_place_is_no_product(extractor: ClauseExtractor) -> None:
     assert [k for k, _ in facts(extractor, "please call me Sam from now on, not Samantha") if k] == ["name"]
     said = texts(extractor, "Ahmed here, SAP consultant from Cairo.")
@@ -701,6 +707,8 @@ def test_shell_commands_end_where_prose_begins() -> None:
     assert [c.text for c in shell.find("go test ./... to test")] == ["go test ./..."]
     assert shell.find("go to the store and make sure it works") == []
     assert shell.find("we're on rails 7 w/ sidekiq") == []
+    quoted = "for start the project you must do first 'docker compose up -d db', then 'make sure' it works"
+    assert [c.text for c in shell.find(quoted)] == ["docker compose up -d db"]
     # a subcommand that is also a word, a gradle task, a lone slash between items, a noun after "the"
     assert [c.text for c in shell.find("deno task check runs fmt + lint")] == ["deno task check"]
     assert [c.text for c in shell.find("./gradlew spotlessApply check — that's the pre-commit ritual")] == [
