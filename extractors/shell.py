@@ -68,10 +68,9 @@ class Shell:
             inner = match.group(2).strip()
             parts = inner.split()
             program = self._program(parts[0]) if len(parts) > 1 else None
-            args = [(0, 0, part) for part in parts[1:]]
             if (
                 program is not None
-                and self._fits(program, parts[0], args)
+                and self._fits(program, parts[0], [(0, 0, part) for part in parts[1:]])
                 and not any(a <= match.start() < b for a, b in taken)
             ):
                 found.append(
