@@ -126,7 +126,17 @@ class ClauseExtractor:
         first_line: set[int] = set()
         docs = list(self.nlp.pipe([u.line for u in units], batch_size=64))
         docs = self._run_ons_cut(units, docs)
+        # an agent's turn that tells of nothing it did or now holds (advice, an explanation, a plan)
+        # reports nothing, whichever of its lines names a product
+        done = self.lexicon["report_verb"]
+        acting = {
+            id(u.turn)
+            for u, doc in zip(units, docs, strict=True)
+            if u.turn.role == "assistant" and _acts(doc, done)
+        }
         for unit, doc in zip(units, docs, strict=True):
+            if unit.turn.role == "assistant" and id(unit.turn) not in acting:
+                continue
             # only the first line of the first user turn can answer the question before it
             question = (
                 asked[unit.batch] if unit.turn.role == "user" and unit.batch not in first_line else None
@@ -382,6 +392,38 @@ def _polite(clause: Clause) -> bool:
     return clause.mood == "question" and clause.about == "you" and clause.standing
 
 
+def _acts(doc: Any, done: frozenset[str]) -> bool:
+    """Whether an agent's line tells of something it did ("I switched ...", "Bumped the BOM ...",
+    "Checked it: ...") or a state that now holds ("the API now returns 404")."""
+    for token in doc:
+        if token.lower_ in ("now", "anymore", "longer"):
+            return True  # "the API now returns 404", "secrets are no longer in .env"
+        if (
+            token.pos_ == "VERB"
+            and token.tag_ in ("VBD", "VBN")
+            and token.dep_ in ("ROOT", "conj", "parataxis")
+            and not any(c.dep_ in ("nsubj", "nsubjpass", "auxpass") for c in token.children)
+        ):
+            return True  # "..., moved them to Doppler": the agent's "I" left out
+        if token.lower_ in ("i", "we") and token.dep_ in ("nsubj", "nsubjpass"):
+            head = token.head
+            if head.tag_ in ("VBD", "VBN") or any(a.lower_ in ("'ve", "have") for a in head.children):
+                return True
+    for sent in doc.sents:
+        opening = [
+            t for t in sent if not (t.is_punct or t.like_num or t.is_space or t.lower_ in ("also", "and"))
+        ]
+        first = opening[0] if opening else None
+        if first is not None and (
+            (first.pos_ == "VERB" and first.tag_ in ("VBD", "VBN"))
+            or (first.tag_ == "VB" and first.lemma_.lower() in done)
+            or _past_of(first.lower_, done)  # "Swapped image loading ...", however it was tagged
+        ):
+            # "Bumped the Compose BOM to ...", "Renamed stg_orders_v2 ...": the agent's "I" left out
+            return True
+    return False
+
+
 def _only_asks(doc: Any) -> bool:
     """An agent's line that ends in a question and reports nothing it did or now holds."""
     sentences = [s for s in doc.sents if s.text.strip()]
@@ -394,3 +436,8 @@ def _only_asks(doc: Any) -> bool:
         for t in doc
     )
     return not did and not any(t.lower_ == "now" for t in doc)
+
+
+def _past_of(word: str, verbs: frozenset[str]) -> bool:
+    """ "swapped", "updated", "added": the past of one of ``verbs``."""
+    return word.endswith("ed") and any(word[:-n] in verbs for n in (1, 2, 3))

@@ -186,6 +186,24 @@ def test_an_agent_that_only_asks_reports_nothing(extractor: ClauseExtractor) -> 
     assert ("orm", "Drizzle") in facts(extractor, reported, role="assistant")
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        "useMemo caches a computed value; useCallback caches a function. Use useCallback for handlers.",
+        "For a 5-person team I'd lean RabbitMQ. Kafka pays off when you need replay.",
+        "For backend work Go gets you productive fastest. Rust is worth it for systems stuff.",
+    ],
+)
+def test_an_agent_that_explains_or_advises_reports_nothing(extractor: ClauseExtractor, said: str) -> None:
+    assert facts(extractor, said, role="assistant") == []
+
+
+def test_an_agent_reports_what_it_did_without_its_i(extractor: ClauseExtractor) -> None:
+    said = "Swapped image loading from Glide to Coil across the app, removed the Glide dependency."
+    assert any(value == "Coil" for _, value in facts(extractor, said, role="assistant"))
+    assert facts(extractor, "Updated 14 downstream refs.", role="assistant") == []  # chores of the task
+
+
 def test_exceptions_said_of_a_thing_of_the_code(extractor: ClauseExtractor) -> None:
     (merge,) = extractor.extract(
         [Turn("user", "release branches get a real merge commit though, so the tags line up", 0)]

@@ -98,6 +98,8 @@ class ReportSentences(ReaderBase):
                 return []
         if len(body) < 3 or _only_outcome(body) or not self._says_something(body):
             return []
+        if did and _counted_work(body):
+            return []  # "Updated 14 downstream refs", "fixed three deprecated APIs": the task's chores
         return [_report_fact(body, did)]
 
     def _verified_at(self, tokens: list[Token]) -> int | None:
@@ -224,3 +226,15 @@ def _only_outcome(body: list[Token]) -> bool:
     """ "All 142 tests pass", "Build is green": the outcome of this run, nothing lasting."""
     words = {t.lower_ for t in body}
     return bool(words & _OUTCOME) and len([t for t in body if not t.is_punct]) <= 6
+
+
+def _counted_work(tokens: list[Token]) -> bool:
+    """An action whose object is counted and names nothing lasting: "updated 14 downstream refs"."""
+    objects = [
+        t
+        for t in tokens
+        if (t.dep_ == "dobj" and t.head.pos_ == "VERB") or (t.dep_ == "ROOT" and t.pos_ == "NOUN")
+    ]  # ("Updated 14 downstream refs": parsed as a noun phrase)
+    return bool(objects) and all(
+        any(c.dep_ == "nummod" for c in o.children) and not any(t._.tech for t in o.subtree) for o in objects
+    )
