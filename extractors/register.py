@@ -18,7 +18,7 @@ _SUBJECTLESS = re.compile(
 _NAME_IS = re.compile(r"\b((?:my|our|his|her|their)\s+(?:nick)?name)'s\b", re.I)
 _NEW_I = re.compile(r"(\b(?:I'm|I am|im|i'm|name is|this is) [A-Z][a-z]+) I (?=[a-z])")
 _SUBJECTS = {"originally": "I'm ", "born": "I was ", "been": "I've ", "grew": "I ", "got": "I've "}
-_NEW_SUBJECTS = frozenset(("i", "we", "it", "they", "he", "she", "that", "this", "im", "i'm"))
+_NEW_SUBJECTS = frozenset(("i", "we", "it", "its", "it's", "they", "he", "she", "that", "this", "im", "i'm"))
 _NOT_AFTER_SO = frozenset(("and", "or", "not", "just", "even", "do", "is", "think", "hope"))
 
 
@@ -66,7 +66,7 @@ def run_on_cut(line: str, doc: Any) -> str | None:
         and 2 <= t.i < len(doc) - 2
         and t.whitespace_
         and doc[t.i + 1].lower_ in _NEW_SUBJECTS
-        and doc[t.i + 2].pos_ in ("VERB", "AUX")
+        and (doc[t.i + 2].pos_ in ("VERB", "AUX") or doc[t.i + 1].lower_ in ("its", "it's", "im", "i'm"))
         and _opens_with_order(doc[t.sent.start : t.i])
     ]
     if not cuts and not dashes:
@@ -74,12 +74,28 @@ def run_on_cut(line: str, doc: Any) -> str | None:
     for at in sorted(cuts + dashes, reverse=True):
         if at in dashes:
             after = line[at:].split(None, 1)  # the dash, then what follows it
-            line = f"{line[:at].rstrip()}. {after[1] if len(after) > 1 else ''}"
+            rest = after[1] if len(after) > 1 else ""
+            line = f"{line[:at].rstrip()}. {rest[:1].upper()}{rest[1:]}"  # capitalised, or the parser runs on
         else:
             line = f"{line[:at].rstrip()}. {line[at:]}"
     return line
 
 
 def _opens_with_order(span: Any) -> bool:
-    words = [t for t in span if not t.is_punct and t.lower_ not in ("pls", "please", "plz", "also", "and")]
-    return bool(words) and words[0].tag_ == "VB" and words[0].dep_ == "ROOT"
+    skipped = (
+        "pls",
+        "please",
+        "plz",
+        "also",
+        "and",
+        "do",
+        "dont",
+        "don't",
+        "nt",
+        "n't",
+        "not",
+        "never",
+        "always",
+    )
+    words = [t for t in span if not t.is_punct and t.lower_ not in skipped]
+    return bool(words) and words[0].tag_ == "VB" and words[0].dep_ in ("ROOT", "advcl")

@@ -237,8 +237,14 @@ def _noted(tokens: list[Token], words: list[str], merged: bool, asked: bool = Fa
         or (words[0] == "only" and tokens[1].pos_ in ("VERB", "AUX"))
     ):
         return False  # "never a dull moment", "only hello and ...": said in passing
-    if tokens[0].pos_ == "INTJ" or words[0] in ("ugh", "lol", "haha", "oh", "well"):
-        return False  # "ugh, not me"
+    if (tokens[0].pos_ == "INTJ" and words[0] not in ("no", "never")) or words[0] in (
+        "ugh",
+        "lol",
+        "haha",
+        "oh",
+        "well",
+    ):
+        return False  # "ugh, not me" (but "no emojis in commit messages", however "no" was tagged)
     marked = (
         merged
         or asked
