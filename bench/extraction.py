@@ -37,6 +37,9 @@ NATURAL_SETS = (
     "natural_phrasing_holdout5.jsonl",
     "natural_phrasing_holdout4.jsonl",
     "natural_phrasing_holdout6.jsonl",
+    "natural_phrasing_holdout7.jsonl",
+    "natural_phrasing_holdout8.jsonl",
+    "natural_phrasing_holdout9.jsonl",
 )
 BATCH = 32
 

@@ -32,6 +32,8 @@ SETS = (
     "persona_chat_dev2.jsonl",  # written blind this session, tuned on after first contact
     "persona_chat_holdout2.jsonl",  # written blind with it, scored once, never tuned on
     "persona_chat_holdout3.jsonl",  # written blind later in the session, scored once at the end
+    "persona_chat_holdout4.jsonl",  # written blind; first contact logged, tuned on after
+    "persona_chat_holdout5.jsonl",  # written blind, scored once at the end of that round
 )
 
 
