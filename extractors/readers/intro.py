@@ -144,17 +144,7 @@ class Introductions(ReaderBase):
         first = rest[0]
         named = first.pos_ == "PROPN" and first._.tech is None and (len(rest) == 1 or rest[1].text in _BREAKS)
         said = in_third_person(joined(rest).strip(" ,"))
-        note = Fact(
-            kind="semantic",
-            scope="user",
-            key=None,
-            value=said,
-            text=sentence(f"{SUBJECT_MARK}: {said}"),
-            span=joined(tokens),
-            reader="personal.introduction",
-            confidence=0.7,
-            anchor=first.i,
-        )
+        note = _note(said, f"{SUBJECT_MARK}: {said}", tokens, first.i)
         return [self._name(first), note] if named else [note]
 
     def _name_first(self, tokens: list[Token]) -> bool:
@@ -205,20 +195,7 @@ class Introductions(ReaderBase):
             t.lower_ in ("rule", "rules", "note", "notes", "question", "context", "update") for t in words
         ):
             return []  # "unity rule here: ...": what the note is, not who the speaker is
-        said = joined(words)
-        return [
-            Fact(
-                kind="semantic",
-                scope="user",
-                key=None,
-                value=said,
-                text=sentence(f"{SUBJECT_MARK} is {said}."),
-                span=joined(tokens),
-                reader="personal.introduction",
-                confidence=0.7,
-                anchor=words[0].i,
-            )
-        ]
+        return [_is(words, tokens)]
 
     def _condition(self, tokens: list[Token]) -> list[Fact]:
         """ "type 1 diabetic so any meal plan needs carb counts", "28 weeks pregnant, no sushi pls": a
@@ -236,20 +213,7 @@ class Introductions(ReaderBase):
         conditions = self.lex["condition_adjective"] - self.lex["diet_word"]  # a diet is the diet reader's
         if not any(t.lower_ in conditions for t in words):
             return []
-        said = joined(words)
-        return [
-            Fact(
-                kind="semantic",
-                scope="user",
-                key=None,
-                value=said,
-                text=sentence(f"{SUBJECT_MARK} is {said}."),
-                span=joined(tokens),
-                reader="personal.introduction",
-                confidence=0.7,
-                anchor=words[0].i,
-            )
-        ]
+        return [_is(words, tokens)]
 
     def _role(self, tokens: list[Token]) -> str | None:
         """The role a note opens with ("retired maths teacher", "2nd yr mech eng student"), when the
@@ -270,6 +234,27 @@ class Introductions(ReaderBase):
         if head.lower_ not in occupations and head.lemma_.lower() not in occupations:
             return None
         return joined(words)
+
+
+def _is(words: list[Token], tokens: list[Token]) -> Fact:
+    """ "{subject} is type 1 diabetic.": what the person is, said without "I'm"."""
+    said = joined(words)
+    return _note(said, f"{SUBJECT_MARK} is {said}.", tokens, words[0].i)
+
+
+def _note(value: str, text: str, tokens: list[Token], anchor: int) -> Fact:
+    """A note on the person, as said, in no slot."""
+    return Fact(
+        kind="semantic",
+        scope="user",
+        key=None,
+        value=value,
+        text=sentence(text),
+        span=joined(tokens),
+        reader="personal.introduction",
+        confidence=0.7,
+        anchor=anchor,
+    )
 
 
 def _after_label(tokens: list[Token]) -> int:
