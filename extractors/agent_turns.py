@@ -1,0 +1,57 @@
+"""What an agent's turn tells: something it did or a state that now holds, or nothing (a question,
+advice, an explanation, a plan); a turn that tells nothing reports nothing, whatever it names."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def acts(doc: Any, done: frozenset[str]) -> bool:
+    """Whether an agent's line tells of something it did ("I switched ...", "Bumped the BOM ...",
+    "Checked it: ...") or a state that now holds ("the API now returns 404")."""
+    for token in doc:
+        if token.lower_ in ("now", "anymore", "longer"):
+            return True  # "the API now returns 404", "secrets are no longer in .env"
+        if (
+            token.pos_ == "VERB"
+            and token.tag_ in ("VBD", "VBN")
+            and token.dep_ in ("ROOT", "conj", "parataxis")
+            and not any(c.dep_ in ("nsubj", "nsubjpass", "auxpass") for c in token.children)
+        ):
+            return True  # "..., moved them to Doppler": the agent's "I" left out
+        if token.lower_ in ("i", "we") and token.dep_ in ("nsubj", "nsubjpass"):
+            head = token.head
+            if head.tag_ in ("VBD", "VBN") or any(a.lower_ in ("'ve", "have") for a in head.children):
+                return True
+    for sent in doc.sents:
+        opening = [
+            t for t in sent if not (t.is_punct or t.like_num or t.is_space or t.lower_ in ("also", "and"))
+        ]
+        first = opening[0] if opening else None
+        if first is not None and (
+            (first.pos_ == "VERB" and first.tag_ in ("VBD", "VBN"))
+            or (first.tag_ == "VB" and first.lemma_.lower() in done)
+            or past_of(first.lower_, done)  # "Swapped image loading ...", however it was tagged
+        ):
+            # "Bumped the Compose BOM to ...", "Renamed stg_orders_v2 ...": the agent's "I" left out
+            return True
+    return False
+
+
+def only_asks(doc: Any) -> bool:
+    """An agent's line that ends in a question and reports nothing it did or now holds."""
+    sentences = [s for s in doc.sents if s.text.strip()]
+    if not sentences or not sentences[-1].text.rstrip().endswith("?"):
+        return False
+    did = any(
+        t.lower_ == "i"
+        and t.dep_ == "nsubj"
+        and (t.head.tag_ in ("VBD", "VBN") or any(a.lower_ in ("'ve", "have") for a in t.head.children))
+        for t in doc
+    )
+    return not did and not any(t.lower_ == "now" for t in doc)
+
+
+def past_of(word: str, verbs: frozenset[str]) -> bool:
+    """ "swapped", "updated", "added": the past of one of ``verbs``."""
+    return word.endswith("ed") and any(word[:-n] in verbs for n in (1, 2, 3))
