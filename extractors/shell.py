@@ -63,20 +63,7 @@ class Shell:
                     Command(match.start(1), match.end(1), inner, len(parts) - 1, True, self._purpose(parts))
                 )
                 taken.append((match.start(), match.end()))
-        for match in _QUOTED.finditer(text):
-            # "you must do first 'docker compose up -d db'": a command in quotes, when a program opens it
-            inner = match.group(2).strip()
-            parts = inner.split()
-            program = self._program(parts[0]) if len(parts) > 1 else None
-            if (
-                program is not None
-                and self._fits(program, parts[0], [(0, 0, part) for part in parts[1:]])
-                and not any(a <= match.start() < b for a, b in taken)
-            ):
-                found.append(
-                    Command(match.start(2), match.end(2), inner, len(parts) - 1, True, self._purpose(parts))
-                )
-                taken.append((match.start(), match.end()))
+        found += self._quoted(text, taken)
         words = [(m.start(), m.end(), m.group(0)) for m in _WORDS.finditer(text)]
         i = 0
         while i < len(words):
@@ -119,6 +106,25 @@ class Shell:
             found.append(Command(start, end, command_text, len(args), False, self._purpose(tokens)))
             i = j if args else i + 1
         return sorted(found, key=lambda c: c.start)
+
+    def _quoted(self, text: str, taken: list[tuple[int, int]]) -> list[Command]:
+        """ "you must do first 'docker compose up -d db'": a command in quotes, when a program opens it
+        and its arguments fit (``taken``: spans already read, extended)."""
+        found: list[Command] = []
+        for match in _QUOTED.finditer(text):
+            inner = match.group(2).strip()
+            parts = inner.split()
+            program = self._program(parts[0]) if len(parts) > 1 else None
+            if (
+                program is not None
+                and self._fits(program, parts[0], [(0, 0, part) for part in parts[1:]])
+                and not any(a <= match.start() < b for a, b in taken)
+            ):
+                found.append(
+                    Command(match.start(2), match.end(2), inner, len(parts) - 1, True, self._purpose(parts))
+                )
+                taken.append((match.start(), match.end()))
+        return found
 
     def _program(self, word: str) -> Program | None:
         bare = word.rstrip(".,;:!?)").lstrip("(")

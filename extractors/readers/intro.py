@@ -48,17 +48,7 @@ class Introductions(ReaderBase):
 
     def introduction(self, sent: Span, first: bool) -> list[Fact]:
         """``first``: the sentence opens the message (introductions come first)."""
-        tokens = trim([t for t in sent if not t.is_space])
-        # "mom of 3 (...), part-time bookkeeper — I use excel ...": what follows a dash and "I" is not who
-        dash = next(
-            (
-                n
-                for n in range(1, len(tokens) - 1)
-                if tokens[n].text in _BREAKS and tokens[n].text != "," and tokens[n + 1].lower_ in ("i", "we")
-            ),
-            None,
-        )
-        tokens = tokens[:dash] if dash is not None else tokens
+        tokens = _before_dash(trim([t for t in sent if not t.is_space]))
         if not tokens or len(tokens) > _MAX_WORDS or sent.text.rstrip().endswith("?"):
             return []
         noted = self._labeled_me(tokens)
@@ -93,16 +83,7 @@ class Introductions(ReaderBase):
         said_am = any(t.lower_ in ("im", "i'm", "m", "'m", "am") for t in tokens[:start])
         if tokens[start].lower_ in ("a", "an") and not said_am:
             return []  # "a pilot, that's cool": what the other person said they are
-        end = len(tokens)
-        for n in range(start + 1, len(tokens) - 1):
-            after = tokens[n + 1]
-            if tokens[n].text == "," and (
-                (after.pos_ in ("VERB", "AUX") and after.tag_ in ("VB", "VBP", "MD"))
-                or after.lower_
-                in ("so", "because", "cause", "but")  # ", so I'm on the road ...": why, not who
-            ):
-                end = n  # "..., need a quote template": the request after the introduction
-                break
+        end = _end(tokens, start)
         said = joined(tokens[opened:end]).strip(" ,")
         if name_here:  # "Ahmed here, SAP consultant from Cairo": "here" says nothing of Ahmed
             said = f"{tokens[0].text}, {joined(tokens[start:end]).strip(' ,')}"
@@ -234,6 +215,32 @@ class Introductions(ReaderBase):
         if head.lower_ not in occupations and head.lemma_.lower() not in occupations:
             return None
         return joined(words)
+
+
+def _before_dash(tokens: list[Token]) -> list[Token]:
+    """ "mom of 3 (...), part-time bookkeeper — I use excel ...": what follows a dash and "I" is not who."""
+    dash = next(
+        (
+            n
+            for n in range(1, len(tokens) - 1)
+            if tokens[n].text in _BREAKS and tokens[n].text != "," and tokens[n + 1].lower_ in ("i", "we")
+        ),
+        None,
+    )
+    return tokens[:dash] if dash is not None else tokens
+
+
+def _end(tokens: list[Token], start: int) -> int:
+    """Where an introduction ends: before "..., need a quote template" (the request after it) or
+    "..., so I'm on the road ..." (why, not who)."""
+    for n in range(start + 1, len(tokens) - 1):
+        after = tokens[n + 1]
+        if tokens[n].text == "," and (
+            (after.pos_ in ("VERB", "AUX") and after.tag_ in ("VB", "VBP", "MD"))
+            or after.lower_ in ("so", "because", "cause", "but")
+        ):
+            return n
+    return len(tokens)
 
 
 def _is(words: list[Token], tokens: list[Token]) -> Fact:
