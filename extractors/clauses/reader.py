@@ -57,19 +57,7 @@ class ClauseReader(FeatureReader):
             )
             if earlier is not None:
                 referent = earlier
-            head = clause.head
-            if (
-                referent is not None
-                and head.lemma_.lower() in ("name", "call")
-                and any(
-                    c.dep_ == "dobj"
-                    and (
-                        c.lower_ in ("her", "him", "it")
-                        or any(p.lower_ in ("her", "his") for p in c.children)
-                    )
-                    for c in head.children
-                )
-            ):
+            if referent is not None and _names_it(clause.head):
                 clause.referent = referent  # "we adopted a cat in march! named her Pixel"
             if referent is not None and clause.subject is not None and refers(clause.subject):
                 # "my husband flies there a lot, he's a pilot": he is the husband
@@ -159,6 +147,15 @@ class ClauseReader(FeatureReader):
             ):
                 start = token.i + 1
         return start
+
+
+def _names_it(head: Token) -> bool:
+    """ "named her Pixel", "called him Rex": a name given to someone said before."""
+    return head.lemma_.lower() in ("name", "call") and any(
+        c.dep_ == "dobj"
+        and (c.lower_ in ("her", "him", "it") or any(p.lower_ in ("her", "his") for p in c.children))
+        for c in head.children
+    )
 
 
 def _depth(clause: Clause) -> int:

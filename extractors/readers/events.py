@@ -97,18 +97,7 @@ class EventReader(StackReader):
                 for c in head.subtree
             )
         )
-        # "got my driving licence last week", "finally got my PPL": something of one's own, earned
-        eventful = eventful or (
-            lemma == "get"
-            and not any(t.lower_ in self.lex["transient_time"] for t in clause.tokens)
-            and bool(when or any(t.lower_ in ("finally", "just") for t in clause.tokens))
-            and any(
-                c.dep_ == "dobj"
-                and any(p.lower_ == "my" for p in c.children)
-                and c.lemma_.lower() not in self.lex["code_noun"] | self.lex["nonfact_object"]
-                for c in head.children
-            )
-        )
+        eventful = eventful or self._earned(clause, bool(when))
         coding = any(t.like_url or "/" in t.text or "`" in t.text for t in clause.tokens)
         direct_tech = any(t._.tech and (t.head.i == head.i or t.head.head.i == head.i) for t in clause.tokens)
         if coding or direct_tech or (any(t._.tech for t in clause.tokens) and not eventful):
@@ -147,6 +136,21 @@ class EventReader(StackReader):
                 fields={"event": plain(clause.tokens), "when": when.group(0) if when else ""},
             )
         ]
+
+    def _earned(self, clause: Clause, dated: bool) -> bool:
+        """ "got my driving licence last week", "finally got my PPL": something of one's own, earned."""
+        head = clause.head
+        return (
+            head.lemma_.lower() == "get"
+            and not any(t.lower_ in self.lex["transient_time"] for t in clause.tokens)
+            and (dated or any(t.lower_ in ("finally", "just") for t in clause.tokens))
+            and any(
+                c.dep_ == "dobj"
+                and any(p.lower_ == "my" for p in c.children)
+                and c.lemma_.lower() not in self.lex["code_noun"] | self.lex["nonfact_object"]
+                for c in head.children
+            )
+        )
 
     def _told(self, clause: Clause, role: str) -> bool:
         """A past event the user tells of themselves or their family, said as true."""
