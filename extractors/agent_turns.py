@@ -38,18 +38,10 @@ def acts(doc: Any, done: frozenset[str]) -> bool:
     return False
 
 
-def only_asks(doc: Any) -> bool:
+def only_asks(doc: Any, done: frozenset[str]) -> bool:
     """An agent's line that ends in a question and reports nothing it did or now holds."""
     sentences = [s for s in doc.sents if s.text.strip()]
-    if not sentences or not sentences[-1].text.rstrip().endswith("?"):
-        return False
-    did = any(
-        t.lower_ == "i"
-        and t.dep_ == "nsubj"
-        and (t.head.tag_ in ("VBD", "VBN") or any(a.lower_ in ("'ve", "have") for a in t.head.children))
-        for t in doc
-    )
-    return not did and not any(t.lower_ == "now" for t in doc)
+    return bool(sentences) and sentences[-1].text.rstrip().endswith("?") and not acts(doc, done)
 
 
 def past_of(word: str, verbs: frozenset[str]) -> bool:

@@ -200,7 +200,7 @@ class ClauseExtractor:
     def _read(
         self, doc: Any, turn: Turn, question: Any = None, placed: dict[str, Command] | None = None
     ) -> list[Read]:
-        if turn.role == "assistant" and only_asks(doc):
+        if turn.role == "assistant" and only_asks(doc, self.lexicon["report_verb"]):
             return []  # "Quick question before I change anything: ...?": the agent asks, reports nothing
         techs = list(doc.spans["tech"])
         commands = self._commands(doc, placed or {})

@@ -14,7 +14,7 @@ keep from these features; nothing here knows about products or slots.
 
 from __future__ import annotations
 
-from extractors.clauses.model import Clause
+from extractors.clauses.model import PLEASE, Clause
 from extractors.clauses.reader import ClauseReader
 
-__all__ = ["Clause", "ClauseReader"]
+__all__ = ["PLEASE", "Clause", "ClauseReader"]

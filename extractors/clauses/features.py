@@ -6,6 +6,7 @@ from __future__ import annotations
 from extractors.clauses.model import (
     FUTURE_MODALS,
     GROUP,
+    PLEASE,
     SPEAKER,
     SUBJECT_DEPS,
     WEAK_MODALS,
@@ -36,7 +37,7 @@ class FeatureReader(WhoReader):
         """The clause's subject (its own, or its conjunct's) and who it is about; and its auxiliaries."""
         head = clause.head
         # "pls keep explanations simple": the tagger's subject is a please
-        subjects = [c for c in head.children if c.dep_ in SUBJECT_DEPS and c.lower_ not in _PLEASE]
+        subjects = [c for c in head.children if c.dep_ in SUBJECT_DEPS and c.lower_ not in PLEASE]
         # "Name's Kwame, I'm a nurse": of two subjects the parser hung on one verb, "I" speaks
         subject = next(
             (c for c in subjects if c.lower_ in SPEAKER | GROUP), subjects[0] if subjects else None
@@ -332,9 +333,6 @@ _OPENING_WORDS = frozenset(
 def _opens(sentence: Span, head: Token) -> bool:
     """Whether ``head`` is the first word of the sentence that says anything."""
     return all(t.is_punct or t.is_space or t.lower_ in _OPENING_WORDS for t in sentence if t.i < head.i)
-
-
-_PLEASE = frozenset({"pls", "plz", "please", "plss", "plox", "kindly"})
 
 
 def _shares_subject(clause: Clause) -> bool:

@@ -13,6 +13,7 @@ WEAK_MODALS = frozenset({"might", "could", "may", "would", "'d", "d", "ca", "can
 SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "expl"})
 SPEAKER = frozenset({"i", "me", "myself"})
 GROUP = frozenset({"we", "us", "ourselves"})
+PLEASE = frozenset({"please", "pls", "plz", "plss", "plox", "kindly"})  # no subject, no part of a rule
 
 
 @dataclass(slots=True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from extractors.clauses import Clause
+from extractors.clauses import PLEASE, Clause
 from extractors.readers.common import DEICTIC, Fact, Token, checkpoint_of
 from extractors.readers.rules.facts import RuleBase
 from extractors.render import SUBJECT_MARK, plain, third_person, trim
@@ -381,4 +381,4 @@ def contiguous(clause: Clause) -> list[Token]:
 
 
 def without_please(tokens: list[Token]) -> list[Token]:
-    return trim([t for t in tokens if t.lower_ not in ("please", "pls", "plz", "kindly")])
+    return trim([t for t in tokens if t.lower_ not in PLEASE])
