@@ -40,6 +40,7 @@ NATURAL_SETS = (
     "natural_phrasing_holdout7.jsonl",
     "natural_phrasing_holdout8.jsonl",
     "natural_phrasing_holdout9.jsonl",
+    "natural_phrasing_holdout10.jsonl",
 )
 BATCH = 32
 
