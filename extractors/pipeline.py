@@ -23,6 +23,7 @@ from extractors.clauses import Clause, ClauseReader
 from extractors.commands import is_forget_request
 from extractors.components import add_components
 from extractors.corrections import bare_value, is_correction, resolve
+from extractors.folds import fold_details
 from extractors.frames import Frames
 from extractors.lessons import lessons
 from extractors.lexicon import Lexicon, load_lexicon
@@ -251,6 +252,8 @@ class ClauseExtractor:
                 facts = [f for f in facts if f.anchor < asked or f.anchor in polite]
             if turn.role == "user":
                 facts += self._notes(sent, clauses, facts, commands, asked)
+                facts = _not_employers(facts, clauses)
+            facts = fold_details(facts, sent, self.lexicon["hedge"])
             reads += [Read(f, turn, text, correcting, placed=placed or {}) for f in facts]
             if correcting and not any(f.key for f in facts):
                 bare = bare_value(sent, techs, commands)
@@ -265,6 +268,15 @@ class ClauseExtractor:
         reply language, a time zone, a diet, and an exception to a rule (``said``: the sentence as
         written, commands back in place, for its qualifier: "except `apps/x`")."""
         readers = self.readers
+        root = sent.root
+        if root.pos_ in ("NOUN", "PROPN") and any(
+            c.lower_ == "no" and c.dep_ == "det" for c in root.children
+        ):
+            # "no emojis in commit msgs ever": a note whose words the parser took for a clause
+            # ("commit msgs ever"); the note, read whole, stands for its clauses' rules
+            whole = readers.fragment_rules(sent, asked)
+            if whole:
+                facts = [f for f in facts if f.kind != "procedural"] + whole
         if not any(f.kind == "procedural" for f in facts):
             facts += readers.fragment_rules(sent, asked)
         if not any(f.key == "role" for f in facts):
@@ -346,7 +358,8 @@ class ClauseExtractor:
         framed = readers.framed(clause, hits, turn.role) or readers.referent_name(clause)
         facts += framed
         if not facts or all(f.key in ("employer", "home_city") for f in facts):
-            facts += readers.outcome(clause) or readers.episode(clause, turn.role) or readers.personal(clause)
+            told = readers.outcome(clause) or readers.episode(clause, turn.role) or readers.personal(clause)
+            facts += [f for f in told if _adds_to(f, facts)]
         elif framed and clause.tense == "past":
             # "my son Haruto turned 3 yesterday": the name and the day
             facts += readers.episode(clause, turn.role)
@@ -391,3 +404,33 @@ __all__ = ["NAME", "SUBJECT_MARK", "ClauseExtractor"]
 def _polite(clause: Clause) -> bool:
     """ "could you always include type hints?": a standing request, asked politely."""
     return clause.mood == "question" and clause.about == "you" and clause.standing
+
+
+def _adds_to(fact: Fact, facts: list[Fact]) -> bool:
+    """Whether a clause read whole says more than the slots read from it: "I live in Berlin" is
+    the home city alone; "I live in Berlin and teach piano" is more."""
+    said = {w for f in facts for w in re.findall(r"\w+", f.value.lower())}
+    rest = [w for w in re.findall(r"\w+", fact.value.lower()) if w not in said]
+    return fact.key is not None or len([w for w in rest if w not in _GLUE]) >= 2 or not facts
+
+
+_GLUE = frozenset(
+    {"in", "at", "on", "for", "to", "of", "the", "a", "an", "so", "and", "with", "from", "near"}
+)
+
+
+def _not_employers(facts: list[Fact], clauses: list[Clause]) -> list[Fact]:
+    """ "I work at Stripe", "started as a data engineer at Klarna": where the speaker works is not
+    what the project uses, nor a note about the project (but "our app bills with Stripe" is)."""
+    employers = [f for f in facts if f.key == "employer"]
+    if not employers:
+        return facts
+    where = [{t.i for t in c.tokens} for c in clauses]
+    where = [i for i in where if any(f.anchor in i for f in employers)]
+    names = [f.value.lower() for f in employers]
+
+    def works_there(fact: Fact) -> bool:
+        named = any(re.search(rf"\b{re.escape(n)}\b", fact.value.lower()) for n in names)
+        return named and (fact.key is None or any(fact.anchor in i for i in where))
+
+    return [f for f in facts if f.scope != "project" or not works_there(f)]

@@ -11,6 +11,7 @@ from functools import cached_property
 from typing import Any
 
 from extractors.clauses import Clause
+from extractors.folds import guessed_aside
 from extractors.readers.common import DEICTIC, PURPOSE_WORDS, Fact, ReaderBase, Span, Token, joined
 from extractors.readers.rules.facts import COMMAND, in_third_person
 from extractors.render import SUBJECT_MARK, sentence, trim
@@ -54,6 +55,8 @@ class ContextNotes(ReaderBase):
             return []
         if not self.says_more(sent, facts):
             return []  # the slots say it all
+        if any(t._.tech is not None and guessed_aside(t, self.lex["hedge"]) for t in sent):
+            return []  # "rabbitmq (for now, sqs eventually)": what it adds is a guess
         return [_as_said(tokens, "project", "stack.context")]
 
     def command_note(

@@ -47,6 +47,8 @@ class NameReader(ProductReader):
                 value = child
         if category is None or value is None or value.i in taken or value._.tech is not None:
             return []
+        if value.dep_ == "pobj" and any(c.dep_ == "dobj" and c.pos_ == "PRON" for c in head.children):
+            return []  # "keep that in mind", "put it in writing": an idiom about "that", not a slot
         if any(t._.tech is not None for t in value.subtree) or re.fullmatch(r"v?\d[\w.]*", value.text):
             return []  # "runs on bun + discord.js v14": the products are named; "v14" is a version
         after = value.doc[value.i + 1] if value.i + 1 < len(value.doc) else None

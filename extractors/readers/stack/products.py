@@ -6,8 +6,9 @@ from __future__ import annotations
 import re
 
 from extractors.clauses import Clause
+from extractors.folds import guessed_aside
 from extractors.readers.common import PERSONAL_LABELS, Fact, ReaderBase, Span, Token, slug
-from extractors.readers.stack.versions import version_fact, versioned
+from extractors.readers.stack.versions import upgraded_to, version_fact, versioned
 from extractors.render import SUBJECT_MARK, plain
 from extractors.vocabulary import SlotSpec
 
@@ -99,9 +100,17 @@ class ProductReader(ReaderBase):
         # "use yarn, not npm": the named alternative, anywhere in the sentence
         others = [s for s in sentence_techs if s not in previous and self._is_other(s)]
         current = [
-            s for s in mine if s not in previous and s not in gone and s not in others and not clause.negated
+            s
+            for s in mine
+            if s not in previous
+            and s not in gone
+            and s not in others
+            and not clause.negated
+            and not guessed_aside(s.root, self.lex["hedge"])  # "sqlite (for now, postgres later)"
         ]
         previous += [s for s in gone if s in mine and s not in previous]
+        for span in current:
+            span._.version = upgraded_to(span) or span._.version  # "Bumped Gradle to 8.7"
         self._name_by_subject(clause, current)
         by_category: dict[str, list[Span]] = {}
         for span in current:

@@ -49,3 +49,31 @@ def _version_in(clause: Clause, span: Span) -> str | None:
         ):
             return str(token.text)
     return None
+
+
+# verbs that move a product to another version: "Bumped Gradle to 8.7", "Upgraded axum 0.6 → 0.7"
+_TO_VERSION = frozenset({"upgrade", "bump", "update", "move", "migrate", "pin", "downgrade", "raise"})
+
+
+def upgraded_to(span: Span) -> str | None:
+    """The version a product was moved to, when the clause moves it: "Bumped Gradle to 8.7",
+    "Upgraded React Native 0.72 → 0.74", "upgraded axum from 0.6 to 0.7"."""
+    root = span.root
+    verb = root.head
+    if root.dep_ not in ("dobj", "nsubjpass") or verb.lemma_.lower() not in _TO_VERSION:
+        return None
+    doc = span.doc
+    after = doc[span.end : min(span.end + 3, verb.sent.end)]
+    for n, token in enumerate(after):
+        if token.text in ("\u2192", "->", "=>") and n + 1 < len(after) and _is_version(after[n + 1].text):
+            return str(after[n + 1].text)
+    for prep in verb.children:
+        if prep.dep_ == "prep" and prep.lower_ == "to":
+            target = next((c for c in prep.children if c.dep_ == "pobj"), None)
+            if target is not None and _is_version(target.text):
+                return str(target.text)
+    return None
+
+
+def _is_version(text: str) -> bool:
+    return bool(VERSION.match(text)) and any(ch.isdigit() for ch in text)
