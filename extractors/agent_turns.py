@@ -28,10 +28,14 @@ def acts(doc: Any, done: frozenset[str]) -> bool:
             t for t in sent if not (t.is_punct or t.like_num or t.is_space or t.lower_ in ("also", "and"))
         ]
         first = opening[0] if opening else None
-        if first is not None and (
-            (first.pos_ == "VERB" and first.tag_ in ("VBD", "VBN"))
-            or (first.tag_ == "VB" and first.lemma_.lower() in done)
-            or past_of(first.lower_, done)  # "Swapped image loading ...", however it was tagged
+        if (
+            first is not None
+            and first.dep_ != "prep"
+            and (  # "Given a 3-person team, I'd ...": no act
+                (first.pos_ == "VERB" and first.tag_ in ("VBD", "VBN"))
+                or (first.tag_ == "VB" and first.lemma_.lower() in done)
+                or past_of(first.lower_, done)  # "Swapped image loading ...", however it was tagged
+            )
         ):
             # "Bumped the Compose BOM to ...", "Renamed stg_orders_v2 ...": the agent's "I" left out
             return True
@@ -47,3 +51,21 @@ def only_asks(doc: Any, done: frozenset[str]) -> bool:
 def past_of(word: str, verbs: frozenset[str]) -> bool:
     """ "swapped", "updated", "added": the past of one of ``verbs``."""
     return word.endswith("ed") and any(word[:-n] in verbs for n in (1, 2, 3))
+
+
+# nouns that advise only as what a sentence is about: "one option is ...", "an alternative would be"
+_OFFERS = frozenset({"option", "options", "alternative", "alternatives"})
+_OFFERED = frozenset({"nsubj", "attr", "ROOT", "npadvmod", "appos"})
+
+
+def advises(tokens: Any, advice: frozenset[str]) -> bool:
+    """Whether an agent's words advise, offer options or plan ("I'd recommend ...", "one option is
+    ...", "if you want ...") rather than report; "fixed the renamed config options" only names some."""
+    for token in tokens:
+        lemma = token.lemma_.lower()
+        if lemma in _OFFERS or token.lower_ in _OFFERS:
+            if token.dep_ in _OFFERED:
+                return True
+        elif lemma in advice or token.lower_ in advice or lemma == "if" or token.lower_ == "alternatively":
+            return True
+    return False

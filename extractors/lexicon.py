@@ -25,6 +25,7 @@ CLASSES = frozenset(
         "condition_noun",
         "life_noun",
         "condition_adjective",
+        "place_kind",
         "cognition_verb",
         "plan_verb",
         "conversation_verb",

@@ -833,3 +833,57 @@ def test_the_development_set_of_natural_phrasing_stays_above_its_floor(extractor
     assert scores.recall >= 0.75, scores.recall
     assert scores.precision >= 0.85, scores.precision
     assert scores.junk <= 0.02 and scores.secrets_stored == 0
+
+
+def test_details_stay_on_the_product_they_belong_to(extractor: ClauseExtractor) -> None:
+    said = texts(extractor, "our storefront is nuxt 3 (pinia + vueuse)")
+    assert len(said) == 1 and "pinia" in said[0] and "vueuse" in said[0], said
+    said = texts(extractor, "our storefront is nuxt 3 w/ pinia, all typescript")
+    nuxt = [t for t in said if t.startswith("S uses nuxt")]
+    assert len(nuxt) == 1 and "typescript" in nuxt[0], said
+    assert not any(t.startswith("S is written in") for t in said), said
+    # a parenthesis that only guesses names no product
+    guessed = facts(extractor, "the queue is rabbitmq (for now, sqs eventually)")
+    assert not any("sqs" in value.lower() for _, value in guessed), guessed
+
+
+def test_an_agent_that_moved_a_version_reports_the_new_one(extractor: ClauseExtractor) -> None:
+    said = facts(
+        extractor, "Bumped Vite 4.5 → 5.2 and fixed the two renamed config options.", role="assistant"
+    )
+    assert any(value == "Vite 5.2" for _, value in said), said
+    advice = "Given how small the team is, I'd stay on Vite 4 until the plugin catches up."
+    assert facts(extractor, advice, role="assistant") == []
+
+
+@pytest.mark.parametrize(
+    ("said", "key", "value"),
+    [
+        ("i live in tromso so dark winters are normal for me", "home_city", "tromso"),
+        ("we live in Tartu with our two boys", "home_city", "Tartu"),
+        ("my brother Jean-Marc is visiting next month", "family:brother", "Jean-Marc"),
+        ("started as a line cook at Wagamama last spring", "employer", "Wagamama"),
+    ],
+)
+def test_personal_facts_said_in_passing(extractor: ClauseExtractor, said: str, key: str, value: str) -> None:
+    assert (key, value) in facts(extractor, said)
+
+
+def test_where_someone_works_is_not_the_stack(extractor: ClauseExtractor) -> None:
+    said = facts(extractor, "I work at Shopify as a data analyst")
+    assert ("employer", "Shopify") in said and not any(k and k.startswith("ecommerce") for k, _ in said), said
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("no deploys after 4pm on fridays", True),
+        ("no deploys this friday, half the team is out", False),
+        ("no deploys today pls, im exhausted", False),
+    ],
+)
+def test_a_no_note_is_a_rule_unless_it_is_for_one_day(
+    extractor: ClauseExtractor, said: str, kept: bool
+) -> None:
+    rules = [t for t in texts(extractor, said) if t.startswith("S rule:")]
+    assert bool(rules) == kept, rules

@@ -3,6 +3,8 @@ negation, and whether it is hedged, planned, reported, conditional, transient or
 
 from __future__ import annotations
 
+import re
+
 from extractors.clauses.model import (
     FUTURE_MODALS,
     GROUP,
@@ -274,9 +276,18 @@ class FeatureReader(WhoReader):
     def _transient(self, clause: Clause) -> bool:
         lex = self.lex
         words = [t.lower_ for t in clause.tokens]
-        if any(w in lex["transient_time"] for w in words):
+        # "tired tonight", but not "a morning person", "sunny afternoon ideas": a time word that
+        # only describes a noun says when nothing is
+        if any(
+            t.lower_ in lex["transient_time"]
+            and not (t.dep_ in ("compound", "nmod") and t.head.pos_ in ("NOUN", "PROPN"))
+            and not _quoted(t)
+            for t in clause.tokens
+        ):
             return True
         text = " ".join(words)
+        if re.search(r"\b(?:this|next) (?:mon|tues|wednes|thurs|fri|satur|sun)day\b", text):
+            return True  # "no deploys this friday"
         return any(
             p in text
             for p in (
@@ -355,3 +366,9 @@ def _shares_subject(clause: Clause) -> bool:
         and before[-1].lower_ in ("and", "but", "&")
         and not any(t.text == "," for t in before[-1:])
     )
+
+
+def _quoted(token: Token) -> bool:
+    """A word inside quotation marks in its sentence: named, not said ("'sunny afternoon' ideas")."""
+    before = token.doc.text[token.sent.start_char : token.idx]
+    return bool((before.count('"') + before.count("\u201c") - before.count("\u201d")) % 2 == 1)

@@ -265,6 +265,7 @@ def value_of(token: Token, how: str) -> str:
         if names and any(c.dep_ == "cc" for c in token.children):
             parts += [*names, *(c for c in token.children if c.dep_ == "cc")]
         parts.sort(key=lambda t: t.i)
+        parts = _hyphened(parts)
         if parts[-1].i - parts[0].i + 1 == len(parts) or _glued(parts):
             return str(token.doc[parts[0].i : parts[-1].i + 1].text)  # as written: "Mei-Ling", "Jean-Luc"
         return joined(parts)
@@ -274,6 +275,10 @@ def value_of(token: Token, how: str) -> str:
         )
     # without a relative clause or an apposition, whole: "Medellín, freelance dev" is Medellín
     asides = {t.i for c in token.subtree if c.dep_ in ("relcl", "appos") for t in c.subtree}
+    # "Dunedin with my wife Margaret", "tennis with my dad": who with is not the value
+    asides |= {
+        t.i for c in token.children if c.dep_ == "prep" and c.lower_ in ("with", "since") for t in c.subtree
+    }
     parts = [
         t
         for t in token.subtree
@@ -293,6 +298,23 @@ def value_of(token: Token, how: str) -> str:
     ):
         parts.insert(0, token.doc[parts[0].i - 1])  # "type 1 diabetes": the parser hangs it under "type"
     return joined(parts)
+
+
+def _hyphened(parts: list[Token]) -> list[Token]:
+    """A name's parts with those a hyphen glues on ("Ji-yeon" parsed as "Ji" and an apposition)."""
+    doc = parts[0].doc
+    first, last = parts[0].i, parts[-1].i
+    while last + 2 < len(doc) and _hyphen_at(doc, last + 1) and doc[last + 2].is_alpha:
+        last += 2
+    while first >= 2 and _hyphen_at(doc, first - 1) and doc[first - 2].is_alpha:
+        first -= 2
+    if (first, last) == (parts[0].i, parts[-1].i):
+        return parts
+    return sorted({*parts, *(t for t in doc[first : last + 1] if t.is_alpha)}, key=lambda t: t.i)
+
+
+def _hyphen_at(doc: Any, i: int) -> bool:
+    return bool(doc[i].text == "-" and not doc[i - 1].whitespace_ and not doc[i].whitespace_)
 
 
 def _glued(parts: list[Token]) -> bool:

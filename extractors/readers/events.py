@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from extractors.agent_turns import advises
 from extractors.clauses import Clause
 from extractors.readers.common import (
     DEICTIC,
@@ -252,10 +253,7 @@ class EventReader(StackReader):
         named = clause.subject is not None and clause.subject.pos_ == "PROPN"
         if clause.reported and not (clause.about == "third" and named):
             return False  # an agent's "Procfile", "CI" subjects are things of the project, not people
-        sent_lemmas = {t.lemma_.lower() for t in clause.head.sent} | {t.lower_ for t in clause.head.sent}
-        return not sent_lemmas & (
-            self.lex["advice_word"] | {"if", "option", "recommend", "suggest", "consider", "alternative"}
-        )
+        return not advises(clause.head.sent, self.lex["advice_word"] | {"recommend", "suggest", "consider"})
 
     def _did_or_is(self, clause: Clause) -> tuple[bool, bool]:
         """Whether the agent says it did a change, or says how the project is."""

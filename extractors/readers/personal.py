@@ -98,8 +98,10 @@ class PersonalReader(StatementReader):
         names_someone = frame.span == "name" and frame.key is not None and not frame.key.startswith("home")
         if value_token._.tech is not None and frame.scope == "user" and not names_someone:
             return None  # "we moved to Node 22": a product, not a place ("call me Sam" is a name)
-        if value_token.lower_ in self.lex["timezone"]:
-            return None  # "I'm in PST": a time zone
+        if value_token.lower_ in self.lex["timezone"] or (
+            frame.key == "home_city" and _TZ.match(value_token.doc.text, value_token.idx)
+        ):
+            return None  # "I'm in PST", "i'm in UTC+9, seoul": a time zone
         if value_token.lower_ in MONTHS | WEEKDAYS:
             return None  # "on parental leave from june": a time, not a place
         if (
@@ -107,8 +109,13 @@ class PersonalReader(StatementReader):
             and value_token.pos_ == "NOUN"
             and value_token.lower_ in self.known_words
             and not any(c.dep_ in ("prep", "appos") for c in value_token.children)
+            and (
+                value_token.tag_ == "NNS"
+                or value_token.lower_ in self.lex["place_kind"]
+                or any(c.dep_ in ("det", "poss", "amod") for c in value_token.children)
+            )
         ):
-            return None  # "we moved to the farm": a kind of place, not where
+            return None  # "we moved to the farm": a kind of place, not where ("live in reykjavik" is)
         value = value_of(value_token, frame.span)
         if not value or value.lower() in DEICTIC or value.lower().startswith(("same ", "the same ")):
             return None  # "still live in the same town": which town was said elsewhere

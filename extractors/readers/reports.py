@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from extractors.agent_turns import advises
 from extractors.clauses import Clause
 from extractors.readers.common import DEICTIC, Fact, ReaderBase, Span, Token, joined
 from extractors.render import SUBJECT_MARK, sentence, trim
@@ -77,8 +78,7 @@ class ReportSentences(ReaderBase):
         # its modals and conditions do not make the report advice
         said = _before_consequence(tokens)
         words = {t.lower_ for t in said}
-        lemmas = {t.lemma_.lower() for t in said}
-        if words & _PLAN or lemmas & (_ADVICE | self.lex["advice_word"]):
+        if words & _PLAN or advises(said, _ADVICE | self.lex["advice_word"]):
             return []
         if {"you", "u"} & words and "now" not in words:
             return []  # "you can run ...", "if you want ...": advice to the user

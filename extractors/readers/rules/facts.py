@@ -87,6 +87,10 @@ def _of_artifacts(token: Token) -> bool:
     )
 
 
+# verbs of what an answer says ("cite papers when u mention methods", "give units with numbers")
+_TELLING = frozenset({"give", "cite", "mention", "show", "tell", "explain", "suggest", "recommend", "quote"})
+
+
 class RuleBase(ReaderBase):
     """Whose a rule is, and the fact it makes."""
 
@@ -112,6 +116,10 @@ class RuleBase(ReaderBase):
                     in ("for", "give", "show", "write", "send", "explain", "answer", "reply", "with", "to")
                     else 0.5
                 )
+            if lower in ("you", "u", "ya") and token.dep_ in ("nsubj", "dobj", "dative"):
+                user += 1  # "when u change a file ...", "... when you refer to a tool": the assistant's way
+            if lemma in _TELLING and token.dep_ == "ROOT" and token.tag_ == "VB":
+                user += 1  # "cite papers ...", "always give units ...": what an answer says
             if lemma in life or lower in life:
                 user += 1  # "skip the wine pairings": about the person's own life
             if token._.tech is not None:

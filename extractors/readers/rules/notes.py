@@ -4,6 +4,9 @@ naming: feature/<ticket>-short-desc")."""
 
 from __future__ import annotations
 
+import itertools
+
+from extractors.ambiguity import WEEKDAYS
 from extractors.readers.common import DEICTIC, Fact, Span, Token, pieces
 from extractors.readers.rules.facts import COMMAND
 from extractors.readers.rules.standing import StandingRules, without_please
@@ -46,6 +49,16 @@ _PROBLEMS = frozenset(
     {"bug", "error", "issue", "typo", "crash", "exception", "failure", "problem", "warning"}
 )
 _POINTING = DEICTIC | {"the", "my", "our", "your", "his", "her", "their"}
+
+
+# days that make a note a one-off ("no deploys today", "no meetings tomorrow pls")
+_THIS_DAY = frozenset({"today", "tonight", "tomorrow", "rn", "tmrw", "tmr"})
+_ONE_TIME = WEEKDAYS | {"week", "weekend", "sprint", "month", "release", "morning", "afternoon"}
+
+
+def _this_one(words: list[str]) -> bool:
+    """ "this friday", "next week": one time, not every time."""
+    return any(w in ("this", "next") and nxt in _ONE_TIME for w, nxt in itertools.pairwise(words))
 
 
 class NoteRules(StandingRules):
@@ -94,6 +107,8 @@ class NoteRules(StandingRules):
         )
         if not _noted(tokens, words, merged, asked or self._convention(tokens)):
             return None
+        if set(words) & _THIS_DAY or _this_one(words):
+            return None  # "no deploys today", "no deploys this friday": for now, not a rule
         scope = self.rule_scope(tokens)
         lemmas = {t.lemma_.lower() for t in tokens}
         commanded = any(COMMAND.match(t.text) for t in tokens)

@@ -64,8 +64,8 @@ class StandingRules(RuleBase):
         request = self._request(clause)
         if request is not None:
             return request
-        if clause.hedged or clause.planned or clause.conditional or clause.reported:
-            return []
+        if clause.hedged or clause.planned or clause.conditional or clause.reported or clause.transient:
+            return []  # ... or for one day only: "no deploys this friday"
         if any(t.lower_ in _SOMEDAY for t in clause.head.sent):
             return []  # "we should all go someday": a wish, not a rule
         if clause.head.dep_ == "advcl" and any(
