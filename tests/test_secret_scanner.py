@@ -92,6 +92,7 @@ def test_published_and_placeholder_text_is_left_alone(text: str) -> None:
         ),
         ("my login for the old jira is C0pp3r@2, can you put it in the script", "C0pp3r@2"),
         ("wifi: Acme-Guest / c7fQedaVnaO5", "c7fQedaVnaO5"),
+        ("nas is at 192.0.2.7, login admin pw Maple-Harbor-42", "Maple-Harbor-42"),
         ("vercel deploy --prod --token Y4XYXi1ZeN4fjyS7J4ZCZtua", "Y4XYXi1ZeN4fjyS7J4ZCZtua"),
         ("admin:$apr1$2y6eG26M$vVAsfyAGRlyfFEajyf0JvZ", "vVAsfyAGRlyfFEajyf0JvZ"),
         ("the 2fa setup key: e7nm daos yqoo o46i 5ulq k2np mevg pd7h", "o46i 5ulq"),
