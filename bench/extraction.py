@@ -41,6 +41,7 @@ NATURAL_SETS = (
     "natural_phrasing_holdout8.jsonl",
     "natural_phrasing_holdout9.jsonl",
     "natural_phrasing_holdout10.jsonl",
+    "natural_phrasing_holdout11.jsonl",
 )
 BATCH = 32
 
