@@ -17,6 +17,7 @@ def acts(doc: Any, done: frozenset[str]) -> bool:
             and token.tag_ in ("VBD", "VBN")
             and token.dep_ in ("ROOT", "conj", "parataxis")
             and not any(c.dep_ in ("nsubj", "nsubjpass", "auxpass") for c in token.children)
+            and not _shares_a_subject(token)
         ):
             return True  # "..., moved them to Doppler": the agent's "I" left out
         if token.lower_ in ("i", "we") and token.dep_ in ("nsubj", "nsubjpass"):
@@ -39,6 +40,18 @@ def acts(doc: Any, done: frozenset[str]) -> bool:
         ):
             # "Bumped the Compose BOM to ...", "Renamed stg_orders_v2 ...": the agent's "I" left out
             return True
+    return False
+
+
+def _shares_a_subject(verb: Any) -> bool:
+    """ "PlanetScale is MySQL-compatible, ... but dropped its free tier": a verb joined to one whose
+    subject is someone else's takes that subject, not the agent's left-out "I"."""
+    head = verb
+    while head.dep_ == "conj" and head.head.i != head.i:
+        head = head.head
+        subject = next((c for c in head.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+        if subject is not None:
+            return subject.lower_ not in ("i", "we")
     return False
 
 

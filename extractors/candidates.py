@@ -65,6 +65,8 @@ def to_candidate(read: Read, qualifiers: list[QualifierPattern], extractor: str)
         return None  # "i enjoy it mostly", "i'd work as anything": a value that names nothing
     if SUBJECT_MARK not in fact.text:
         return None  # "Weirds them out.": a sentence that lost its subject names no one
+    if not re.search(r"[^\W\d_]{2,}", fact.text.replace(SUBJECT_MARK, "")):
+        return None  # "i'd rather you ...", read as "{subject}'d.": it says nothing of them
     qualifier = None
     if fact.reader == "rules.exception":
         qualifier = fact.fields.get("exception_for")

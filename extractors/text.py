@@ -102,7 +102,11 @@ _ANNOUNCE = re.compile(
     r"(?:\b(?:pasting|pasted|paste|copying|copied|forwarding|forwarded|quoting|sent\s+(?:me|us)|wrote|"
     r"says|said|reads|posted|replied)\b[^\n]{0,80}[:\-—]\s*$)"
     rf"|(?:\b{_PASTED_THING}s?\b[^\n]{{0,60}}[:\-—]\s*$)"
-    rf"|(?:\b(?:here(?:'s|\s+is|\s+are)|below\s+is|see\s+below)\b[^\n]{{0,40}}\b{_PASTED_THING}s?\b)",
+    rf"|(?:\b(?:here(?:'s|\s+is|\s+are)|below\s+is|see\s+below)\b[^\n]{{0,40}}\b{_PASTED_THING}s?\b)"
+    # "from #eng yesterday:", "it's from IT:", "from my landlord:" (but not "from now on:")
+    r"|(?:\bfrom\s+#[\w-]+[^\n]{0,40}[:\-—]\s*$)"
+    r"|(?:\b(?:it'?s|this\s+is|that'?s|this\s+came)\s+from\b[^\n]{0,40}[:\-—]\s*$)"
+    r"|(?:^\s*from\s+(?!now\b|today\b|here\b|then\b)[^\n:]{1,40}:\s*$)",
     re.I,
 )
 

@@ -887,3 +887,34 @@ def test_a_no_note_is_a_rule_unless_it_is_for_one_day(
 ) -> None:
     rules = [t for t in texts(extractor, said) if t.startswith("S rule:")]
     assert bool(rules) == kept, rules
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "from #backend this morning:\nraj: we always pin deps to exact versions\n"
+        "mo: +1 and never use alpine\nli: ok",
+        "can you make this politer? it's from our landlord:\n\n"
+        '"Tenants must always keep the hallway clear."',
+        "hows a mutex different from a semaphore, explain like im new",
+    ],
+)
+def test_what_others_wrote_and_what_is_asked_store_nothing(extractor: ClauseExtractor, said: str) -> None:
+    assert facts(extractor, said) == []
+
+
+def test_a_wish_about_how_the_assistant_works_is_a_rule(extractor: ClauseExtractor) -> None:
+    said = texts(extractor, "i'd rather you ask before you run anything against prod")
+    assert said == ["S rule: Ask before you run anything against prod."], said
+
+
+def test_a_name_said_in_passing_holds_whatever_the_clause_tells(extractor: ClauseExtractor) -> None:
+    assert ("pet:dog", "biscuit") in facts(extractor, "our dog biscuit just chewed through my charger")
+
+
+def test_an_agent_comparing_options_reports_nothing(extractor: ClauseExtractor) -> None:
+    said = (
+        "Both would work. Fly.io is simple, runs your Dockerfile as is, but dropped its free allowance. "
+        "Render has a free tier. If price matters most, Render."
+    )
+    assert facts(extractor, said, role="assistant") == []

@@ -197,7 +197,8 @@ def _unmarked_question(sentence: Span) -> int | None:
             continue
         first, second = words[0].lower_, words[1].lower_
         asks = (
-            first in _WH and (second == "to" or second in _ASKING_AUX or first in ("whats", "what's"))
+            first in _WH
+            and (second in ("to", "s", "'s") or second in _ASKING_AUX or first in ("whats", "what's"))
         ) or (
             first in _ASKING_AUX
             and words[1].pos_ in ("PRON", "NUM", "DET", "PROPN", "NOUN")

@@ -63,8 +63,8 @@ class PersonalReader(StatementReader):
                 pass
             elif clause.mood != "imperative" and (not told or clause.modal not in (None, "ca", "can")):
                 continue
-            if clause.tense == "past" and not frame.past:
-                continue  # "since i was five": was, not is
+            if clause.tense == "past" and not frame.past and not frame.presupposed:
+                continue  # "since i was five": was, not is (but "my dog Rex ate it": still Rex)
             value_token = hit.nodes[frame.value]
             value = self._frame_value(frame, value_token)
             if value is None:

@@ -29,12 +29,28 @@ class RuleReader(NoteRules):
     """Standing rules: imperatives meant for every time, the team's habits, norms about code,
     rules written as notes, how answers should look, and the exceptions to them."""
 
+    def _wished_of_you(self, clause: Clause) -> list[Fact]:
+        """ "i'd rather you ask before running anything on staging", "id rather u not touch the
+        migrations": a standing order, said as a wish."""
+        if clause.mood == "question" or clause.hedged or clause.conditional or clause.transient:
+            return []
+        order = _wished(clause)
+        if len(order) < 2:
+            return []
+        body = plain(order)
+        if clause.negated:
+            body = "don't " + re.sub(r"^(?:not|never)\s+", "", body)
+        scope = self.rule_scope(order)
+        return [self.rule_fact(body, order, scope, clause.tokens, clause.head.i, "rules.standing")]
+
     def preference(self, clause: Clause) -> list[Fact]:
         """ "I prefer concise bullet points", "I like my answers short", "I'd rather stick to trains"."""
         head = clause.head
         rather = any(c.lower_ == "rather" for c in head.children) and clause.modal in ("'d", "d", "would")
         if rather and clause.about == "speaker" and clause.mood == "statement" and not clause.conditional:
             return [_rather(clause)]
+        if any(c.lower_ == "rather" for c in head.children) and clause.about == "you":
+            return self._wished_of_you(clause)  # "i'd rather you ask before touching staging"
         if head.lemma_.lower() not in ("prefer", "like", "love", "want", "need") or clause.about not in (
             "speaker",
             "group",
@@ -163,6 +179,17 @@ class RuleReader(NoteRules):
                 fields={"exception_for": where} if where else {},
             )
         ]
+
+
+def _wished(clause: Clause) -> list[Token]:
+    """The words of what the speaker would rather the assistant did, as an order: "ask before ..."
+    (with the clauses under it: "ask before you run anything")."""
+    head = clause.head
+    return [
+        t
+        for t in trim(list(head.subtree))
+        if t.i >= head.i and t.lower_ != "rather" and not (t.dep_ == "nsubj" and t.head.i == head.i)
+    ]
 
 
 def _rather(clause: Clause) -> Fact:
