@@ -93,14 +93,15 @@ class Vocabulary:
         return self.labels.get(_fold(label))
 
     def categories_asked(self, text: str) -> frozenset[str]:
-        """The slots a request is about, by the words it uses ("which db", "a recipe for tonight")."""
+        """The slots a request is about, by the words it uses ("which db", "a recipe for tonight").
+        A product it names ("explain closures in javascript") is not a slot asked about: the records
+        that name that product are found by keyword and meaning, not every record of its kind."""
         words = re.findall(r"[\w+#.-]+", text.lower())
         found: set[str] = set()
         for n, _word in enumerate(words):
             for size in (2, 1):
                 phrase = " ".join(words[n : n + size]).strip(".")
                 found |= self.topics.get(phrase, set())
-        found |= {f.category for f in self.find(text)}
         return frozenset(found)
 
     def category_of_phrase(self, verb: str, preposition: str) -> str | None:

@@ -58,7 +58,7 @@ class RecallSettings:
     min_score: float = 0.0
     min_similarity: float = 0.4  # topical records below this cosine similarity to the query stay out
     keyword_max_rank: int = 3  # ... unless among the best keyword matches
-    keyword_min_similarity: float = 0.1  # ... and not far off in meaning
+    keyword_min_similarity: float = 0.12  # ... and not far off in meaning (bench/relevance.py)
     standing_max_memories: int = 8
     standing_max_tokens: int = 300
     candidates: int = 24

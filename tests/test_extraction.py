@@ -918,3 +918,10 @@ def test_an_agent_comparing_options_reports_nothing(extractor: ClauseExtractor) 
         "Render has a free tier. If price matters most, Render."
     )
     assert facts(extractor, said, role="assistant") == []
+
+
+def test_a_request_asks_about_a_slot_by_its_words_not_by_a_product_it_names() -> None:
+    vocabulary = load_vocabulary()
+    assert "database" in vocabulary.categories_asked("which db are we on again?")
+    assert "language" not in vocabulary.categories_asked("can you explain what a closure is in javascript")
+    assert "test_framework" not in vocabulary.categories_asked("best way to tape fingers for crimpy problems")
