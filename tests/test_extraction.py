@@ -925,3 +925,25 @@ def test_a_request_asks_about_a_slot_by_its_words_not_by_a_product_it_names() ->
     assert "database" in vocabulary.categories_asked("which db are we on again?")
     assert "language" not in vocabulary.categories_asked("can you explain what a closure is in javascript")
     assert "test_framework" not in vocabulary.categories_asked("best way to tape fingers for crimpy problems")
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "store every timestamp in UTC and convert to the viewer's tz at render time",
+        "cooking for six on saturday, one guest is vegetarian and another keeps kosher",
+        "my boss wants everything on kubernetes. im not convinced",
+    ],
+)
+def test_what_is_not_the_speakers_own_is_not_a_personal_fact(extractor: ClauseExtractor, said: str) -> None:
+    assert not any(key in ("timezone", "diet") for key, _ in facts(extractor, said))
+    assert not [t for t in texts(extractor, said) if t.startswith("S is")]
+
+
+def test_a_product_named_by_its_file_is_kept_as_the_product(extractor: ClauseExtractor) -> None:
+    said = texts(
+        extractor, "Added a deploy stage to .gitlab-ci.yml; it now runs on tags only.", role="assistant"
+    )
+    assert any("GitLab CI (.gitlab-ci.yml)" in t for t in said), said
+    checked = "Re-ran the flash script twice. The OTA update path still works on the old bootloader."
+    assert facts(extractor, checked, role="assistant") == []

@@ -102,6 +102,14 @@ class PersonalReader(StatementReader):
             frame.key == "home_city" and _TZ.match(value_token.doc.text, value_token.idx)
         ):
             return None  # "I'm in PST", "i'm in UTC+9, seoul": a time zone
+        if frame.key == "timezone" and not (
+            value_token.lower_ in self.lex["timezone"]
+            or _TZ.match(value_token.doc.text, value_token.idx)
+            or "/"
+            in value_token.doc.text[max(0, value_token.idx - 1) : value_token.idx + len(value_token.text) + 1]
+            or value_token.text.isupper()
+        ):
+            return None  # "timezone is CET btw" parsed with "btw" as what it is
         if value_token.lower_ in MONTHS | WEEKDAYS:
             return None  # "on parental leave from june": a time, not a place
         if (
@@ -173,11 +181,16 @@ class PersonalReader(StatementReader):
         found += [t.text for t in sent if t.text.isupper() and t.lower_ in self.lex["timezone"]]
         if not found:
             return []
-        mine = words & {"i", "i'm", "im", "my", "me", "tz", "timezone", "zone", "based", "m"}
+        mine = words & {"i", "i'm", "im", "my", "me", "based", "m"} or re.match(
+            r"\s*(?:tz|time\s*zone|timezone)\s*[:=\-]", text, re.I
+        )
+        said = [t for t in sent if not t.is_punct]
         if ("?" in text and not mine) or (
-            not mine and not any(t.dep_ == "ROOT" and t.pos_ != "VERB" for t in sent)
+            not mine and (len(said) > 6 or not any(t.dep_ == "ROOT" and t.pos_ != "VERB" for t in sent))
         ):
-            return []  # "what is 3pm PST in CET?": a question about time zones
+            # "what is 3pm PST in CET?": a question about time zones; "all timestamps stored in UTC,
+            # converted at display time": how the code keeps time, not where the speaker is
+            return []
         ordered = sorted(set(found), key=text.find)
         value = ordered[0] if len(ordered) == 1 else f"{ordered[0]} ({', '.join(ordered[1:])})"
         return [
@@ -253,6 +266,8 @@ class PersonalReader(StatementReader):
             ):
                 continue
             window = [t.lower_ for t in sent.doc[max(sent.start, token.i - 3) : token.i]]
+            if set(window) & (self.lex["person_noun"] | self.lex["kin_noun"] | {"one", "another"}):
+                continue  # "one guest is vegan", "one guy's vegetarian": someone else's diet
             after = [t.lower_ for t in sent.doc[token.i + 1 : min(sent.end, token.i + 3)]]
             if {"not", "n't", "no", "never", "longer"} & set(window) or "anymore" in after:
                 continue

@@ -100,6 +100,8 @@ class ReportSentences(ReaderBase):
             return []
         if did and _counted_work(body):
             return []  # "Updated 14 downstream refs", "fixed three deprecated APIs": the task's chores
+        if _still_works(sent):
+            return []  # "the export presets still work": checked unchanged, nothing new to keep
         return [_report_fact(body, did)]
 
     def _verified_at(self, tokens: list[Token]) -> int | None:
@@ -226,6 +228,14 @@ def _only_outcome(body: list[Token]) -> bool:
     """ "All 142 tests pass", "Build is green": the outcome of this run, nothing lasting."""
     words = {t.lower_ for t in body}
     return bool(words & _OUTCOME) and len([t for t in body if not t.is_punct]) <= 6
+
+
+def _still_works(sent: Span) -> bool:
+    """ "USB flashing still works", "the old presets still build": what a check found unchanged."""
+    root = sent.root
+    return root.lemma_.lower() in ("work", "pass", "build", "run", "compile") and any(
+        c.lower_ == "still" for c in root.children
+    )
 
 
 def _counted_work(tokens: list[Token]) -> bool:

@@ -51,6 +51,9 @@ _TOOL_VERBS = frozenset(
 )
 
 
+# a product named by its file: ".gitlab-ci.yml", "Jenkinsfile", "docker-compose.yml"
+_FILE_NAME = re.compile(r"^\.|\.(?:ya?ml|json|toml|lock|cfg|ini|xml)$|file$", re.I)
+
 _TIMES = frozenset(
     {"week", "weekend", "month", "year", "night", "sprint", "quarter", "day", "time", "summer", "winter"}
 )
@@ -325,6 +328,8 @@ def _product_fact(
     value = " and ".join(named(s) for s in group)
     canonical = [s.kb_id_ for s in group if _fold(s.kb_id_) not in _fold(named(s))]
     shown = f"{value} ({', '.join(canonical)})" if canonical else value
+    if len(group) == 1 and _FILE_NAME.search(value) and _fold(group[0].kb_id_) != _fold(value):
+        shown = f"{group[0].kb_id_} ({value})"  # ".gitlab-ci.yml": the product, by the file that names it
     text = fill(spec.template(), shown)
     same = [p for p in previous if p.label_ == category]
     other = [o for o in others if o.label_ == category]
