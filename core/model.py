@@ -37,7 +37,7 @@ class Status(enum.StrEnum):
 
 
 # Slots of how the user wants to be answered and addressed: given on every request, like rules.
-STANDING_KEYS = ("response_language", "response_length", "indentation", "name", "nickname")
+STANDING_KEYS = ("response_language", "response_length", "indentation", "name", "nickname", "pronouns")
 
 
 def is_standing(kind: str, key: str | None) -> bool:

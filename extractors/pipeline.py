@@ -357,7 +357,7 @@ class ClauseExtractor:
         facts += readers.preference(clause)
         framed = readers.framed(clause, hits, turn.role) or readers.referent_name(clause)
         facts += framed
-        if not facts or all(f.key in ("employer", "home_city") for f in facts):
+        if not facts or all(f.key in ("employer", "home_city", "hometown") for f in facts):
             told = readers.outcome(clause) or readers.episode(clause, turn.role) or readers.personal(clause)
             facts += [f for f in told if _adds_to(f, facts)]
         elif framed and clause.tense == "past":

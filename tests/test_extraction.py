@@ -947,3 +947,26 @@ def test_a_product_named_by_its_file_is_kept_as_the_product(extractor: ClauseExt
     assert any("GitLab CI (.gitlab-ci.yml)" in t for t in said), said
     checked = "Re-ran the flash script twice. The OTA update path still works on the old bootloader."
     assert facts(extractor, checked, role="assistant") == []
+
+
+@pytest.mark.parametrize(
+    ("said", "key", "value"),
+    [
+        ("i go by they/them, fyi", "pronouns", "they/them"),
+        ("im 15 from cebu, making a platformer in godot", "hometown", "cebu"),
+    ],
+)
+def test_who_the_speaker_is_said_in_passing(
+    extractor: ClauseExtractor, said: str, key: str, value: str
+) -> None:
+    assert (key, value) in facts(extractor, said)
+
+
+@pytest.mark.parametrize("said", ["im back from holiday finally", "i'm about 3 hours from Porto by train"])
+def test_a_distance_or_a_return_is_no_hometown(extractor: ClauseExtractor, said: str) -> None:
+    assert not any(key == "hometown" for key, _ in facts(extractor, said))
+
+
+def test_im_written_without_its_apostrophe_is_still_the_user(extractor: ClauseExtractor) -> None:
+    said = texts(extractor, "always explain things like im a beginner")
+    assert said == ["S rule: Always explain things like the user is a beginner."], said

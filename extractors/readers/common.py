@@ -314,14 +314,14 @@ def _hyphened(parts: list[Token]) -> list[Token]:
 
 
 def _hyphen_at(doc: Any, i: int) -> bool:
-    return bool(doc[i].text == "-" and not doc[i - 1].whitespace_ and not doc[i].whitespace_)
+    return bool(doc[i].text in ("-", "/") and not doc[i - 1].whitespace_ and not doc[i].whitespace_)
 
 
 def _glued(parts: list[Token]) -> bool:
     """Parts of one name written with a hyphen between them ("Mei-Ling": "Mei", "-", "Ling")."""
     doc = parts[0].doc
     between = doc[parts[0].i : parts[-1].i + 1]
-    return all(t in parts or (t.text in ("-", "'") and not t.whitespace_) for t in between)
+    return all(t in parts or (t.text in ("-", "'", "/") and not t.whitespace_) for t in between)
 
 
 def slug(text: str) -> str:

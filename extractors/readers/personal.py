@@ -65,6 +65,8 @@ class PersonalReader(StatementReader):
                 continue
             if clause.tense == "past" and not frame.past and not frame.presupposed:
                 continue  # "since i was five": was, not is (but "my dog Rex ate it": still Rex)
+            if frame.key == "hometown" and not _prep_of_frame(hit):
+                continue
             value_token = hit.nodes[frame.value]
             value = self._frame_value(frame, value_token)
             if value is None:
@@ -296,3 +298,21 @@ class PersonalReader(StatementReader):
                 )
             )
         return facts[:1]
+
+
+def _prep_of_frame(hit: FrameHit) -> bool:
+    """Where someone is from hangs on the verb, or on what the verb says the speaker is: "im 16 from
+    manila", "a nurse from Ohio"; not on a distance or a state ("3 hours from Berlin", "back from
+    holiday", "far from an expert")."""
+    prep, verb = hit.nodes.get("prep"), hit.nodes.get("verb")
+    if prep is not None and any(c.dep_ == "npadvmod" for c in prep.children):
+        return False  # "3 hours from Porto"
+    if prep is None or verb is None or any(prep.head.i == node.i for node in hit.nodes.values()):
+        return True  # on the verb, or on a word the frame names itself ("a dev in Chennai")
+    head = prep.head
+    return (
+        head.dep_ == "attr"
+        and head.head.i == verb.i
+        and head.pos_ in ("NUM", "NOUN", "PROPN")
+        and not any(c.dep_ == "nummod" for c in head.children)
+    )

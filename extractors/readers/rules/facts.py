@@ -30,7 +30,7 @@ _LENGTHS = frozenset(
     ]
 )
 FIRST_PERSON_WORDS = re.compile(
-    r"(?<![\w'-])(?-i:(?!US\b))(?:(?:i|we)\s+(?:have|do|don't|dont|am|are)|me|my|i'm|i've|i|myself|we're|we've|we|us|our)"
+    r"(?<![\w'-])(?-i:(?!US\b))(?:(?:i|we)\s+(?:have|do|don't|dont|am|are)|me|my|i'm|im|i've|ive|i|myself|we're|we've|we|us|our)"
     r"(?![\w'-])",
     re.I,
 )
@@ -40,6 +40,8 @@ _THIRD_PERSON = {
     "my": "the user's",
     "i": "the user",
     "i'm": "the user is",
+    "im": "the user is",
+    "ive": "the user has",
     "myself": "the user",
     "we": "the team",
     "we're": "the team is",
