@@ -354,6 +354,8 @@ class ClauseExtractor:
             for f in facts
         ):
             facts += readers.rules(clause)
+        if not one_off and not any(f.kind == "procedural" or f.reader.startswith("rules.") for f in facts):
+            facts += readers.permission(clause)  # "docs-only PRs can skip it"
         facts += readers.preference(clause)
         framed = readers.framed(clause, hits, turn.role) or readers.referent_name(clause)
         facts += framed

@@ -970,3 +970,18 @@ def test_a_distance_or_a_return_is_no_hometown(extractor: ClauseExtractor, said:
 def test_im_written_without_its_apostrophe_is_still_the_user(extractor: ClauseExtractor) -> None:
     said = texts(extractor, "always explain things like im a beginner")
     assert said == ["S rule: Always explain things like the user is a beginner."], said
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("migration-only PRs can skip the e2e suite", True),
+        ("tabs are fine in makefiles", True),
+        ("the nightly build can take 40 minutes", False),
+        ("ios is broken, android is fine", False),
+        ("can generated clients skip the lint step, or is that risky?", False),
+    ],
+)
+def test_a_standing_permission_is_a_rule(extractor: ClauseExtractor, said: str, kept: bool) -> None:
+    rules = [t for t in texts(extractor, said) if t.startswith("S rule:")]
+    assert bool(rules) == kept, rules

@@ -29,6 +29,37 @@ class RuleReader(NoteRules):
     """Standing rules: imperatives meant for every time, the team's habits, norms about code,
     rules written as notes, how answers should look, and the exceptions to them."""
 
+    def permission(self, clause: Clause) -> list[Fact]:
+        """A standing permission, often the exception to a rule said before: "hotfixes tagged sev1
+        can go straight to main", "docs-only PRs can skip it", "emojis are fine in slack drafts"."""
+        head, subject = clause.head, clause.subject
+        if subject is None or subject.pos_ not in ("NOUN", "PROPN") or subject.lemma_.lower() in _PEOPLE:
+            return []  # said of a thing of the work, not of someone ("my boss can ...")
+        if subject.lemma_.lower() in self.lex["person_noun"] | self.lex["kin_noun"] | self.lex["pet_noun"]:
+            return []
+        if any(c.dep_ in ("det", "poss") for c in subject.children):
+            return []  # "the build can take 10 minutes": this one thing; a permission is said of a kind
+        if {t.lower_ for t in clause.tokens} & {"now", "again", "today", "anymore", "yet"}:
+            return []  # "tests are fine now": how things stand
+        if clause.mood != "statement" or clause.negated or clause.hedged or clause.conditional:
+            return []
+        if clause.reported or clause.planned or clause.transient or clause.tense not in ("present", None):
+            return []
+        modal = next((c for c in head.children if c.dep_ == "aux" and c.lower_ in ("can", "ca", "may")), None)
+        if (modal is not None and modal.i < subject.i) or head.sent.text.rstrip().endswith("?"):
+            return []  # "can Temporal workflows read flags": asked, not allowed
+        fine = head.lemma_ == "be" and any(c.dep_ == "acomp" and c.lower_ in _ALLOWED for c in head.children)
+        qualified = any(c.dep_ == "prep" and c.lower_ == "for" for c in head.subtree)
+        if fine and subject.tag_ != "NNS" and not qualified:
+            return []  # "android is fine", "the build is fine": how one thing is; "emojis are fine" allows
+        if modal is None and not fine:
+            return []
+        tokens = trim(contiguous(clause))
+        if len(tokens) < 3:
+            return []
+        scope = self.rule_scope(tokens)
+        return [self.rule_fact(plain(tokens), tokens, scope, clause.tokens, head.i, "rules.permission")]
+
     def _wished_of_you(self, clause: Clause) -> list[Fact]:
         """ "i'd rather you ask before running anything on staging", "id rather u not touch the
         migrations": a standing order, said as a wish."""
@@ -202,6 +233,8 @@ def _rather(clause: Clause) -> Fact:
 
 
 _PEOPLE = frozenset({"nobody", "everyone", "everybody", "anyone", "anybody", "noone", "someone"})
+# what makes "X is ..." a permission: "emojis are fine in slack drafts"
+_ALLOWED = frozenset({"fine", "ok", "okay", "allowed", "acceptable", "alright", "permitted", "exempt"})
 
 
 def _of_people(clause: Clause) -> bool:
