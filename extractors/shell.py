@@ -154,9 +154,19 @@ class Shell:
             return False  # "Make sure", "Go ahead": a capitalised verb, not a program
         if args and re.match(r"^v?\d+(?:\.\d+)*$", args[0][2]):
             return False  # "rails 7", "node 20": a product and its version
+        if args and not program.needs_argument and not program.subcommands and self._tells(args[0][2]):
+            return False  # "plain pytest misses the db fixtures", "jest hangs": the program does something
         if program.needs_argument and not args:
             return False
         return not (program.subcommands and (not args or args[0][2] not in program.subcommands))
+
+    def _tells(self, word: str) -> bool:
+        """A word of English in the third person ("misses", "hangs", "fails"): what a program does,
+        said of it, not an argument given to it."""
+        if not self.known_words or not word.isalpha() or not word.islower() or not word.endswith("s"):
+            return False
+        stem = word[:-2] if word.endswith("es") and word[:-2] in self.known_words else word[:-1]
+        return word in self.known_words and stem in self.known_words and len(stem) >= 3
 
     def _purpose(self, words: list[str]) -> str | None:
         """What the command is for: its program's purpose, or the first argument that names one

@@ -985,3 +985,9 @@ def test_im_written_without_its_apostrophe_is_still_the_user(extractor: ClauseEx
 def test_a_standing_permission_is_a_rule(extractor: ClauseExtractor, said: str, kept: bool) -> None:
     rules = [t for t in texts(extractor, said) if t.startswith("S rule:")]
     assert bool(rules) == kept, rules
+
+
+def test_a_program_said_to_do_something_is_not_a_command() -> None:
+    shell = load_shell(known_words=frozenset({"misses", "miss", "hangs", "hang", "the", "db"}))
+    assert [c.text for c in shell.find("plain pytest misses the db fixtures")] == []
+    assert [c.text for c in shell.find("then run pytest -x tests/unit")] == ["pytest -x tests/unit"]
