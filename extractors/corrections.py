@@ -70,6 +70,8 @@ def bare_value(sent: Any, techs: list[Any], commands: list[tuple[Command, Any]])
             value = span.text + (f" {span._.version}" if span._.version else "")
             fact = Fact("semantic", "project", None, value, "", sent.text, "correction", 0.8, span.start)
             fact.category = span.label_
+            if meant:
+                fact.fields["meant"] = "1"  # "I meant postgres 14": the value named as the one meant
             return fact
     rest = [t for t in sent if t.idx >= rest_start and not t.is_punct]
     versions = [t for t in rest if VERSION.match(t.text) and any(ch.isdigit() for ch in t.text)]

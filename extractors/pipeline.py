@@ -254,11 +254,14 @@ class ClauseExtractor:
                 facts += self._notes(sent, clauses, facts, commands, asked)
                 facts = _not_employers(facts, clauses)
             facts = fold_details(facts, sent, self.lexicon["hedge"])
+            bare = _corrected(facts, bare_value(sent, techs, commands)) if correcting else None
+            if bare is not None and bare.category:
+                # "i meant postgres 14 not 16, the RDS instance is ancient": the value corrected is
+                # what the sentence says of that slot
+                facts = [f for f in facts if f.category != bare.category]
             reads += [Read(f, turn, text, correcting, placed=placed or {}) for f in facts]
-            if correcting and not any(f.key for f in facts):
-                bare = bare_value(sent, techs, commands)
-                if bare is not None:
-                    reads.append(Read(bare, turn, text, True, bare=bare, placed=placed or {}))
+            if bare is not None:
+                reads.append(Read(bare, turn, text, True, bare=bare, placed=placed or {}))
         return reads
 
     def _sentence_facts(
@@ -436,3 +439,16 @@ def _not_employers(facts: list[Fact], clauses: list[Clause]) -> list[Fact]:
         return named and (fact.key is None or any(fact.anchor in i for i in where))
 
     return [f for f in facts if f.scope != "project" or not works_there(f)]
+
+
+def _corrected(facts: list[Fact], bare: Fact | None) -> Fact | None:
+    """The value a correction names ("sorry, I meant Utrecht"), unless a slot read from the sentence
+    already holds it."""
+    if bare is None or any(bare.value.lower() in f.value.lower() for f in facts if f.key):
+        return None
+    if any(f.previous and f.previous.lower() == bare.value.lower() for f in facts):
+        return None  # "scratch that - prisma was the old setup, we're on drizzle now": the old value
+    later = any(f.key and f.category == bare.category and f.anchor > bare.anchor for f in facts)
+    if bare.category and later and not bare.fields.get("meant"):
+        return None  # the slot's value is said after it: the first product named is not the one meant
+    return bare

@@ -991,3 +991,13 @@ def test_a_program_said_to_do_something_is_not_a_command() -> None:
     shell = load_shell(known_words=frozenset({"misses", "miss", "hangs", "hang", "the", "db"}))
     assert [c.text for c in shell.find("plain pytest misses the db fixtures")] == []
     assert [c.text for c in shell.find("then run pytest -x tests/unit")] == ["pytest -x tests/unit"]
+
+
+def test_the_value_meant_wins_over_others_the_correction_names(extractor: ClauseExtractor) -> None:
+    earlier = Turn("earlier", "we're on MySQL 8 for the main db", 0)
+    said = "sorry i meant mariadb 10.11, the RDS box is ancient"
+    corrected = [(c.key, c.value) for c in extractor.extract([earlier, Turn("user", said, 2)]) if c.key]
+    assert ("database", "mariadb 10.11") in corrected and ("database", "RDS") not in corrected, corrected
+    replaced = "scratch that - typeorm was the old setup, we're on kysely now"
+    assert ("orm", "typeorm") not in facts(extractor, replaced)
+    assert ("test_framework", "vitest") in facts(extractor, "we ripped out jest, it's vitest now")

@@ -127,7 +127,9 @@ class CommandReader(ReaderBase):
         root = tokens.root
         head = root.head
         if head.lemma_ == "be":
-            return root.dep_ in ("attr", "acomp", "oprd")  # "the test command is jest", not "jest was slow"
+            # "the test command is jest", not "jest was slow", nor "it's vitest now" (what "it" is)
+            subject = clause.subject
+            return root.dep_ in ("attr", "acomp", "oprd") and subject is not None and subject.pos_ != "PRON"
         return head.lemma_ in ("run", "execute", "use") and clause.mood == "imperative"
 
     @staticmethod
