@@ -1001,3 +1001,26 @@ def test_the_value_meant_wins_over_others_the_correction_names(extractor: Clause
     replaced = "scratch that - typeorm was the old setup, we're on kysely now"
     assert ("orm", "typeorm") not in facts(extractor, replaced)
     assert ("test_framework", "vitest") in facts(extractor, "we ripped out jest, it's vitest now")
+
+
+@pytest.mark.parametrize(
+    ("said", "kept", "gone"),
+    [
+        ("switched pip-tools → uv last sprint", ("python_package_manager", "uv"), "pip-tools"),
+        ("its hapi actually, we migrated off express last year", ("backend_framework", "hapi"), "express"),
+    ],
+)
+def test_a_change_said_tersely_keeps_only_the_new_value(
+    extractor: ClauseExtractor, said: str, kept: tuple[str, str], gone: str
+) -> None:
+    found = facts(extractor, said)
+    assert kept in found and not any(gone in value for _, value in found), found
+
+
+def test_a_flow_of_products_is_no_change(extractor: ClauseExtractor) -> None:
+    found = facts(extractor, "clicks → kafka → clickhouse, the rest stays in postgres")
+    assert ("message_queue", "kafka") in found, found
+
+
+def test_a_move_parsed_as_an_infinitive_is_still_a_move(extractor: ClauseExtractor) -> None:
+    assert ("home_city", "singapore") in facts(extractor, "i relocated to singapore for the next 2 years")

@@ -207,6 +207,19 @@ class ProductReader(ReaderBase):
         """ "from X to Y", "replaced X with Y", "dropped X for Y", "X is out": X is the old value."""
         root = span.root
         head = root.head
+        doc = span.doc
+        if (
+            span.end + 1 < len(doc)
+            and doc[span.end].text in ("\u2192", "->", "=>")
+            and doc[span.end + 1]._.tech == span.label_
+        ):
+            return True  # "switched poetry → uv" (but "events → kafka → clickhouse" is a flow)
+        if (
+            head.lemma_.lower() in self.lex["switch_verb"]
+            and root.dep_ in ("dobj", "advmod", "npadvmod")
+            and any(c.dep_ == "prt" and c.lower_ == "off" and c.i == span.start - 1 for c in head.children)
+        ):
+            return True  # "we migrated off express last year"
         if head.dep_ == "prep" and head.lower_ in ("from", "off"):
             verb = head.head.lemma_.lower()
             parent = clause.parent.head.lemma_.lower() if clause.parent is not None else ""
