@@ -91,6 +91,8 @@ class Shell:
             while not ends and j < len(words) and len(args) < 10:
                 raw = words[j][2]
                 bare = raw if raw.endswith("/...") else raw.rstrip(".,;:!?)")
+                if raw in (".", "..") and j + 1 < len(words) and words[j + 1][2].startswith("-"):
+                    bare = raw  # "conan install . --build=missing": the current folder, then flags
                 if not bare or bare.lower() in PROSE or not _ARG.match(bare) or bare == "/":
                     break  # ("pio run -t upload / serial: ...": a lone slash separates items)
                 args.append((words[j][0], words[j][0] + len(bare), bare))

@@ -26,7 +26,8 @@ _LAUGHTER = re.compile(
 # Lines that are logs or code, not something the user is telling us.
 _LOG_LINE = re.compile(
     r"^\s*(?:\[?(?:ERROR|WARN(?:ING)?|INFO|DEBUG|FATAL|TRACE|CRITICAL|PANIC|NOTICE)\]?[:\s]|Traceback\b|"
-    r"\s*File \"|\w+(?:Error|Exception):|\d{4}[-/]\d\d[-/]\d\d[T ]\d\d:|at\s+[\w$.<>]+\(.*\)\s*$|"
+    r"\s*File \"|\w+(?:Error|Exception):|Exception in thread\b|"
+    r"\s*\.\.\.\s*\d+\s+more\b|\d{4}[-/]\d\d[-/]\d\d[T ]\d\d:|at\s+[\w$.<>]+\(.*\)\s*$|"
     r"\s*at\s+[\w$.]+\s*\(|Caused by:|E\s{2,}|FAILED\b|PASSED\b|\s*\^+\s*$|npm ERR!|error(?:\[\w+\])?:|"
     r"warning:|\$\s|#\s*\d+\s|\d+\s+(?:passed|failed)|\u2713|\u2717|\u00d7)",
     re.MULTILINE,

@@ -1024,3 +1024,21 @@ def test_a_flow_of_products_is_no_change(extractor: ClauseExtractor) -> None:
 
 def test_a_move_parsed_as_an_infinitive_is_still_a_move(extractor: ClauseExtractor) -> None:
     assert ("home_city", "singapore") in facts(extractor, "i relocated to singapore for the next 2 years")
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "every migration needs a down step. no exceptions, the release bot checks it",
+        'seeing this:\n\nException in thread "main" java.lang.IllegalStateException: boom\n  ... 12 more',
+    ],
+)
+def test_no_exceptions_is_emphasis_and_a_stack_trace_no_exception(
+    extractor: ClauseExtractor, said: str
+) -> None:
+    assert not [t for t in texts(extractor, said) if "exception" in t.lower()]
+
+
+def test_a_command_run_in_the_current_folder_keeps_its_flags() -> None:
+    found = [c.text for c in load_shell().find("build it with docker build . -t api:dev --pull")]
+    assert found == ["docker build . -t api:dev --pull"]

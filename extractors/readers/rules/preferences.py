@@ -13,7 +13,7 @@ from extractors.readers.rules.standing import contiguous
 from extractors.render import SUBJECT_MARK, plain, sentence, third_person, trim
 
 _EXCEPTION = re.compile(
-    r"\b(?:except|exception|excepting|apart\s+from|other\s+than|odd\s+one\s+out|the\s+one\s+place|"
+    r"(?<!\bno\s)\b(?:except\b|exception|excepting|apart\s+from|other\s+than|odd\s+one\s+out|the\s+one\s+place|"
     r"caveat|the\s+only\s+place|only\s+(?:the|in|for)\b|is\s+different|are\s+different|'s\s+different|differs)"
 )
 # "though", "tho", "still" mark an exception only beside what it is limited to ("for tax stuff, though")
