@@ -1042,3 +1042,16 @@ def test_no_exceptions_is_emphasis_and_a_stack_trace_no_exception(
 def test_a_command_run_in_the_current_folder_keeps_its_flags() -> None:
     found = [c.text for c in load_shell().find("build it with docker build . -t api:dev --pull")]
     assert found == ["docker build . -t api:dev --pull"]
+
+
+def test_pets_named_in_a_list_are_pets_not_products(extractor: ClauseExtractor) -> None:
+    found = facts(extractor, "two cats, Salt and Bash, are why my keyboard is always covered in fur")
+    assert ("pet:cats", "Salt and Bash") in found and not any(k and k.startswith("infra") for k, _ in found)
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["legacy monolith (~250k LOC), nobody wants to touch it", "no public cloud allowed (customer data)"],
+)
+def test_a_count_or_a_denied_slot_names_no_product(extractor: ClauseExtractor, said: str) -> None:
+    assert not [t for t in texts(extractor, said) if t.startswith("S uses")]

@@ -94,6 +94,9 @@ class StackReader(NameReader):
             return False
         if any(t.lower_ in self.lex["paste_noun"] for t in words):
             return False  # "terraform plan output": about something pasted, not the stack
+        family = self.lex["kin_noun"] | self.lex["pet_noun"]
+        if any(_named_one_of(t, family) for t in words):
+            return False  # "two dogs, Tofu and Mochi": names of the dogs, not products
         # "no `any` in TS": a rule about the code, read as a rule
         return not (
             words[0].lower_ in ("no", "never", "always", "only")
@@ -311,3 +314,12 @@ def _clausal(piece: Span) -> bool:
         c.dep_ in ("dobj", "xcomp", "ccomp", "dative") or c.lower_ in ("me", "it", "this")
         for c in first.children
     )
+
+
+def _named_one_of(token: Token, family: frozenset[str]) -> bool:
+    """A name said in apposition to kin or pets ("my kids, Ava and Leo"), or joined to one that is."""
+    if token.pos_ != "PROPN":
+        return False
+    while token.dep_ == "conj" and token.head.i != token.i:
+        token = token.head
+    return token.pos_ == "PROPN" and token.dep_ == "appos" and token.head.lemma_.lower() in family

@@ -47,6 +47,8 @@ class NameReader(ProductReader):
                 value = child
         if category is None or value is None or value.i in taken or value._.tech is not None:
             return []
+        if clause.subject is not None and any(c.lower_ == "no" for c in clause.subject.children):
+            return []  # "no public cloud allowed (patient data)": the slot is denied, nothing fills it
         if value.dep_ == "pobj" and any(c.dep_ == "dobj" and c.pos_ == "PRON" for c in head.children):
             return []  # "keep that in mind", "put it in writing": an idiom about "that", not a slot
         if any(t._.tech is not None for t in value.subtree) or re.fullmatch(r"v?\d[\w.]*", value.text):
@@ -93,6 +95,8 @@ class NameReader(ProductReader):
             return []
         if any(_SOURCE_FILE.search(t.text) for t in name):
             return []  # "foo.test.ts": a file, not a product
+        if name[0].text[:1] in "~<>≈" or name[0].like_num or name[0].text[:1].isdigit():
+            return []  # "~400k LOC", "3 repos": a count, not a name
         value = piece.doc[name[0].i : name[-1].i + 1].text  # as written: "@wordpress/env", "esp-hal"
         glued = " " not in value and any(ch in value for ch in "-_") and value.lower() not in self.known_words
         coined = glued or any(self._coined(t) for t in name)
