@@ -1055,3 +1055,7 @@ def test_pets_named_in_a_list_are_pets_not_products(extractor: ClauseExtractor) 
 )
 def test_a_count_or_a_denied_slot_names_no_product(extractor: ClauseExtractor, said: str) -> None:
     assert not [t for t in texts(extractor, said) if t.startswith("S uses")]
+
+
+def test_kin_named_in_a_list_are_kin(extractor: ClauseExtractor) -> None:
+    assert ("family:daughters", "Mia and Zoe") in facts(extractor, "our daughters, Mia and Zoe, love horses")
