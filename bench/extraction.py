@@ -42,6 +42,7 @@ NATURAL_SETS = (
     "natural_phrasing_holdout9.jsonl",
     "natural_phrasing_holdout10.jsonl",
     "natural_phrasing_holdout11.jsonl",
+    "natural_phrasing_holdout12.jsonl",
 )
 BATCH = 32
 
