@@ -1059,3 +1059,16 @@ def test_a_count_or_a_denied_slot_names_no_product(extractor: ClauseExtractor, s
 
 def test_kin_named_in_a_list_are_kin(extractor: ClauseExtractor) -> None:
     assert ("family:daughters", "Mia and Zoe") in facts(extractor, "our daughters, Mia and Zoe, love horses")
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Hello, I'd like a nice recipe for a lemon tart please",
+        "im on call the week of the 3rd so dont plan any migrations then",
+        "infra: tf 1.7 + terragrunt, all on aws",
+    ],
+)
+def test_a_request_for_now_or_a_stray_version_is_no_fact(extractor: ClauseExtractor, said: str) -> None:
+    said_back = texts(extractor, said)
+    assert not [t for t in said_back if t.startswith(("S rule:", "S'd like", "S's name")) or "uses 1.7" in t]

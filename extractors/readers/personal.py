@@ -137,6 +137,8 @@ class PersonalReader(StatementReader):
             and (value in self.known_words or value_token.pos_ == "ADJ")
         ):
             return None  # "im colorblind": a word of English, not a name
+        if frame.key == "name" and value.islower() and any(c.dep_ == "prep" for c in value_token.children):
+            return None  # "im oncall wk of the 12th": a state with its time, not a name
         doc = value_token.doc
         after = doc[value_token.i + 1] if value_token.i + 1 < len(doc) else None
         if frame.key == "age" and after is not None and after.text in ("-", "\u2013", ":", "/"):

@@ -97,6 +97,14 @@ class RuleReader(NoteRules):
             return []
         if head.lemma_.lower() in ("like", "love", "want", "need") and not self._shapes_output(clause):
             return []
+        wished = next((c for c in head.children if c.dep_ == "dobj"), None)
+        if (
+            clause.modal in ("'d", "d", "would", "would-prefer")
+            and not clause.standing
+            and wished is not None
+            and any(c.lower_ in ("a", "an", "this", "that") for c in wished.children)
+        ):
+            return []  # "I'd like a simple recipe for apple crumble": one thing, asked for now
         xcomp = any(c.dep_ == "xcomp" and c.pos_ == "VERB" for c in head.children)
         if clause.tense == "future" or (xcomp and head.lemma_ != "prefer"):
             return []

@@ -66,6 +66,9 @@ class StandingRules(RuleBase):
             return request
         if clause.hedged or clause.planned or clause.conditional or clause.reported or clause.transient:
             return []  # ... or for one day only: "no deploys this friday"
+        said = [t for t in clause.tokens if not t.is_punct]
+        if said and said[-1].lower_ == "then" and said[-1].dep_ == "advmod":
+            return []  # "im oncall that week so dont schedule anything big then": at a time said before
         if any(t.lower_ in _SOMEDAY for t in clause.head.sent):
             return []  # "we should all go someday": a wish, not a rule
         if clause.head.dep_ == "advcl" and any(

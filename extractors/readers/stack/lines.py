@@ -3,6 +3,7 @@ vercel", "pre-PR checklist: make lint": the items of a line, each without a clau
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from extractors.clauses import Clause
@@ -220,6 +221,8 @@ class StackReader(NameReader):
         longest = 10 if category in PERSONAL_LABELS else 6  # "job: ml eng at a fintech in tokyo"
         if not value or len(value.split()) > longest:
             return []
+        if category not in PERSONAL_LABELS and re.fullmatch(r"[vV]?\d[\w.]*", value):
+            return []  # "infra: tf 1.7": a version left over from a name the vocabulary lacks
         spec = self.vocab.slot(category)
         return [
             Fact(
