@@ -9,6 +9,9 @@ import re
 # Words that end a command written in prose, and first words that show the program name was a verb.
 PROSE = frozenset(
     [
+        # "prisma w/ postgres": shorthand for "with", never an argument
+        "w/",
+        "w/o",
         # a program's name as the subject of a sentence: "mypy runs in strict mode", "phpstan yells"
         "runs",
         "fails",

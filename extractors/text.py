@@ -95,7 +95,8 @@ _PASTED_THING = (
     r"error|stack|dump|report|listing|diff|file|config|slack|chat|conversation|summary|draft|release\s+notes)"
 )
 _OWN_NOTES = re.compile(
-    r"\b(?:context|background|about\s+me|my\s+(?:notes?|setup|stack|summary|profile)|our\s+(?:setup|stack))\b"
+    r"\b(?:context|background|about\s+me|my\s+(?:notes?|setup|stack|summary|profile)|our\s+(?:setup|stack)|"
+    r"(?:notes?|info|facts)\s+for\s+(?:you|u|ya))\b"
     r"[^\n]{0,30}[:\-—]\s*$",
     re.I,
 )

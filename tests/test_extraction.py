@@ -1072,3 +1072,16 @@ def test_kin_named_in_a_list_are_kin(extractor: ClauseExtractor) -> None:
 def test_a_request_for_now_or_a_stray_version_is_no_fact(extractor: ClauseExtractor, said: str) -> None:
     said_back = texts(extractor, said)
     assert not [t for t in said_back if t.startswith(("S rule:", "S'd like", "S's name")) or "uses 1.7" in t]
+
+
+def test_notes_written_for_the_assistant_are_the_speakers_own(extractor: ClauseExtractor) -> None:
+    said = "onboarding notes for you (read once):\n- db: mariadb 11 on hetzner\n- bg jobs: sidekiq"
+    found = facts(extractor, said)
+    assert ("database", "mariadb 11") in found and ("background_jobs", "sidekiq") in found, found
+
+
+@pytest.mark.parametrize("said", ["we use prisma w/ postgres", "deployed w/o docker, just a static binary"])
+def test_w_slash_is_with_and_w_slash_o_is_without(extractor: ClauseExtractor, said: str) -> None:
+    found = facts(extractor, said)
+    assert not any(key == "container_tool" for key, _ in found), found
+    assert ("prisma" in said) == (("orm", "prisma") in found), found

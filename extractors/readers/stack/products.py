@@ -301,10 +301,11 @@ class ProductReader(ReaderBase):
 
     @staticmethod
     def _is_other(span: Span) -> bool:
-        """ "pnpm, not npm", "instead of npm", "rather than npm", "X over Y": a named alternative."""
+        """ "pnpm, not npm", "instead of npm", "rather than npm", "X over Y", "without docker": a named
+        alternative."""
         doc = span.doc
         before = [doc[i].lower_ for i in range(max(span.sent.start, span.start - 3), span.start)]
-        if before[-1:] in (["not"], ["no"], ["never"], ["over"]) or before[-2:] in (
+        if before[-1:] in (["not"], ["no"], ["never"], ["over"], ["without"], ["w/o"]) or before[-2:] in (
             ["instead", "of"],
             ["rather", "than"],
             ["not", "the"],
