@@ -3,8 +3,6 @@ negation, and whether it is hedged, planned, reported, conditional, transient or
 
 from __future__ import annotations
 
-import re
-
 from extractors.clauses.model import (
     FUTURE_MODALS,
     GROUP,
@@ -15,6 +13,7 @@ from extractors.clauses.model import (
     Clause,
     Span,
     Token,
+    for_one_time,
     has_subject,
 )
 from extractors.clauses.who import WhoReader
@@ -285,20 +284,15 @@ class FeatureReader(WhoReader):
             for t in clause.tokens
         ):
             return True
+        if for_one_time(words):
+            return True  # "no deploys this friday", "next week"
         text = " ".join(words)
-        if re.search(r"\b(?:this|next) (?:mon|tues|wednes|thurs|fri|satur|sun)day\b", text):
-            return True  # "no deploys this friday"
         return any(
             p in text
             for p in (
                 "right now",
                 "at the moment",
-                "this week",
-                "this morning",
                 "for now",
-                "next week",
-                "next month",
-                "this weekend",
                 "until ",
                 "for the next",
             )

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import Any
+
+from extractors.ambiguity import WEEKDAYS
 
 Token = Any  # spacy.tokens.Token
 Span = Any
@@ -69,3 +72,12 @@ class Clause:
 
 def has_subject(verb: Token) -> bool:
     return any(c.dep_ in SUBJECT_DEPS for c in verb.children)
+
+
+# what "this" or "next" makes one time, not every time: "this friday", "next week", "this sprint"
+_ONE_TIME = WEEKDAYS | {"week", "weekend", "sprint", "month", "release", "morning", "afternoon"}
+
+
+def for_one_time(words: list[str]) -> bool:
+    """ "no deploys this friday", "next week": said of one time, not every time (``words`` lowercased)."""
+    return any(w in ("this", "next") and nxt in _ONE_TIME for w, nxt in itertools.pairwise(words))

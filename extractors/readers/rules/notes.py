@@ -4,9 +4,7 @@ naming: feature/<ticket>-short-desc")."""
 
 from __future__ import annotations
 
-import itertools
-
-from extractors.ambiguity import WEEKDAYS
+from extractors.clauses.model import for_one_time
 from extractors.readers.common import DEICTIC, Fact, Span, Token, pieces
 from extractors.readers.rules.facts import COMMAND
 from extractors.readers.rules.standing import StandingRules, without_please
@@ -53,12 +51,6 @@ _POINTING = DEICTIC | {"the", "my", "our", "your", "his", "her", "their"}
 
 # days that make a note a one-off ("no deploys today", "no meetings tomorrow pls")
 _THIS_DAY = frozenset({"today", "tonight", "tomorrow", "rn", "tmrw", "tmr"})
-_ONE_TIME = WEEKDAYS | {"week", "weekend", "sprint", "month", "release", "morning", "afternoon"}
-
-
-def _this_one(words: list[str]) -> bool:
-    """ "this friday", "next week": one time, not every time."""
-    return any(w in ("this", "next") and nxt in _ONE_TIME for w, nxt in itertools.pairwise(words))
 
 
 class NoteRules(StandingRules):
@@ -107,7 +99,7 @@ class NoteRules(StandingRules):
         )
         if not _noted(tokens, words, merged, asked or self._convention(tokens)):
             return None
-        if set(words) & _THIS_DAY or _this_one(words):
+        if set(words) & _THIS_DAY or for_one_time(words):
             return None  # "no deploys today", "no deploys this friday": for now, not a rule
         scope = self.rule_scope(tokens)
         lemmas = {t.lemma_.lower() for t in tokens}
