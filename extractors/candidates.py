@@ -55,18 +55,10 @@ _NO_CONTENT = frozenset(
 
 def to_candidate(read: Read, qualifiers: list[QualifierPattern], extractor: str) -> Candidate | None:
     """The fact as a candidate, or None when it names no one, holds first person or lost its value."""
-    if read.fact.kind == "semantic" and _PLACEHOLDER.fullmatch(read.fact.value.strip()):
-        return None  # "I start it with `dagster dev`": a command is never a place, a name, a product
+    if not storable(read):
+        return None
     read = restored(read)
     fact = read.fact
-    if not fact.value.strip() or not fact.text or keeps_first_person(fact.text):
-        return None
-    if fact.value.strip().lower() in _NO_CONTENT:
-        return None  # "i enjoy it mostly", "i'd work as anything": a value that names nothing
-    if SUBJECT_MARK not in fact.text:
-        return None  # "Weirds them out.": a sentence that lost its subject names no one
-    if not re.search(r"[^\W\d_]{2,}", fact.text.replace(SUBJECT_MARK, "")):
-        return None  # "i'd rather you ...", read as "{subject}'d.": it says nothing of them
     qualifier = None
     if fact.reader == "rules.exception":
         qualifier = fact.fields.get("exception_for")
@@ -99,6 +91,21 @@ def to_candidate(read: Read, qualifiers: list[QualifierPattern], extractor: str)
         previous_text_template=fact.previous_text,
         sentence=read.sentence,
     )
+
+
+def storable(read: Read) -> bool:
+    """Whether the fact can be stored: it names its subject, keeps no first person, holds a value."""
+    if read.fact.kind == "semantic" and _PLACEHOLDER.fullmatch(read.fact.value.strip()):
+        return False  # "I start it with `dagster dev`": a command is never a place, a name, a product
+    fact = restored(read).fact
+    if not fact.value.strip() or not fact.text or keeps_first_person(fact.text):
+        return False
+    if fact.value.strip().lower() in _NO_CONTENT:
+        return False  # "i enjoy it mostly", "i'd work as anything": a value that names nothing
+    if SUBJECT_MARK not in fact.text:
+        return False  # "Weirds them out.": a sentence that lost its subject names no one
+    # "i'd rather you ...", read as "{subject}'d.": it says nothing of them
+    return bool(re.search(r"[^\W\d_]{2,}", fact.text.replace(SUBJECT_MARK, "")))
 
 
 def unique_slots(facts: list[Fact]) -> list[Fact]:
@@ -142,10 +149,15 @@ def restored(read: Read) -> Read:
 
 
 def dedupe(candidates: list[Candidate]) -> list[Candidate]:
+    """One candidate per scope, slot and text; and a free-form one that says just what a slotted one
+    says ("{s} is from izmir." twice) is the slotted one."""
     seen: set[tuple[str, str | None, str]] = set()
+    slotted = {(c.scope_level, c.text_template.lower()) for c in candidates if c.key is not None}
     unique: list[Candidate] = []
     for candidate in candidates:
         marker = (candidate.scope_level, candidate.key, candidate.text_template.lower())
+        if candidate.key is None and marker[::2] in slotted:
+            continue
         if marker not in seen:
             seen.add(marker)
             unique.append(candidate)

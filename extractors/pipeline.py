@@ -27,6 +27,7 @@ from extractors.folds import fold_details
 from extractors.frames import Frames
 from extractors.lessons import lessons
 from extractors.lexicon import Lexicon, load_lexicon
+from extractors.merge import merge_free_form
 from extractors.qualifiers import load_qualifiers
 from extractors.readers import Fact, Readers
 from extractors.register import run_on_cut, spoken_in_full
@@ -262,7 +263,7 @@ class ClauseExtractor:
             reads += [Read(f, turn, text, correcting, placed=placed or {}) for f in facts]
             if bare is not None:
                 reads.append(Read(bare, turn, text, True, bare=bare, placed=placed or {}))
-        return reads
+        return merge_free_form(reads)
 
     def _sentence_facts(
         self, sent: Any, clauses: list[Clause], facts: list[Fact], number: int, asked: int | None, said: str

@@ -265,9 +265,8 @@ def test_a_report_keeps_what_the_agent_said_in_its_own_words(extractor: ClauseEx
 def test_rules_written_as_notes_keep_their_words(extractor: ClauseExtractor) -> None:
     # the tagger takes a note's first noun for a verb ("answers short", "bullets > paragraphs")
     said = texts(extractor, "answers short pls. bullets > paragraphs. tabs not spaces")
-    assert said == ["S rule: Answers short.", "S rule: Bullets > paragraphs.", "S rule: Tabs not spaces."], (
-        said
-    )
+    # the two about answers are the user's, said in a row: one rule; tabs are the project's
+    assert said == ["S rule: Answers short; bullets > paragraphs.", "S rule: Tabs not spaces."], said
     kept = texts(extractor, "keep ur answers short, i read these on my phone mostly")
     assert kept == ["S rule: Keep ur answers short."], kept
     # a request in the language itself, for replies in it
@@ -554,12 +553,13 @@ def test_a_rule_about_a_persons_own_life_is_theirs(extractor: ClauseExtractor) -
 
 def test_a_life_said_in_passing(extractor: ClauseExtractor) -> None:
     # a condition opening the message without "I'm", a credential earned, a name others do not use
+    # (the rule it brings is kept with it: one record)
     assert texts(extractor, "type 1 diabetic so any meal plan needs carb counts per serving") == [
-        "S is type 1 diabetic."
+        "S is type 1 diabetic; rule: any meal plan needs carb counts per serving."
     ]
-    assert texts(extractor, "28 weeks pregnant so please no suggestions with sushi")[:1] == [
-        "S is 28 weeks pregnant."
-    ]
+    assert texts(extractor, "28 weeks pregnant so please no suggestions with sushi")[0].startswith(
+        "S is 28 weeks pregnant"
+    )
     assert texts(extractor, "got my driving licence last week!!! finally, at 31") == [
         "S got their driving licence last week."
     ]
@@ -1085,3 +1085,64 @@ def test_w_slash_is_with_and_w_slash_o_is_without(extractor: ClauseExtractor, sa
     found = facts(extractor, said)
     assert not any(key == "container_tool" for key, _ in found), found
     assert ("prisma" in said) == (("orm", "prisma") in found), found
+
+
+def test_free_form_parts_of_one_statement_are_one_record(extractor: ClauseExtractor) -> None:
+    # a condition and the rule it brings: one line, a rule
+    said = "I'm colorblind (deuteranopia) so please never rely on red vs green in charts"
+    found = extractor.extract([Turn("user", said, 0)])
+    assert [(c.kind, c.scope_level) for c in found] == [("procedural", "user")], found
+    assert "colorblind (deuteranopia)" in found[0].text_template and "red vs green" in found[0].text_template
+    # a rule restated in the next sentence: one rule
+    assert texts(extractor, "always squash merge. no merge commits on main, ever") == [
+        "S rule: Always squash merge; no merge commits on main."
+    ]
+    # a fact with a slot stays its own record, so a later statement of the slot supersedes just it
+    kept = facts(extractor, "we're on postgres 16. always squash merge, no merge commits on main")
+    assert sorted(str(key) for key, _ in kept) == ["None", "database"], kept
+    # two scopes are two records
+    two = extractor.extract([Turn("user", "no emojis in your answers pls. never force push to main", 0)])
+    assert sorted(c.scope_level for c in two) == ["project", "user"], two
+
+
+def test_shapes_of_round_seven(extractor: ClauseExtractor) -> None:
+    # a duty said of every one of a kind, or of no one, is a rule; what no one notices is not
+    assert texts(extractor, "every alert must link a runbook or it gets deleted") == [
+        "S rule: Every alert must link a runbook."
+    ]
+    assert texts(extractor, "nobody merges their own PR, leads included") == [
+        "S rule: Nobody merges their own PR."
+    ]
+    assert texts(extractor, "nobody notices for weeks") == []
+    assert texts(extractor, "everything has to be gluten free") == []
+    # "no force pushes": a note, though the tagger reads "pushes" as a verb
+    assert texts(extractor, "no force pushes to main") == ["S rule: No force pushes to main."]
+    # "for X use Y": the order after its topic
+    assert texts(extractor, "for the api use snake_case") == ["S rule: For the api, use snake_case."]
+    # shorthand and a lost apostrophe
+    assert ("database", "turso") in facts(
+        extractor, "we went w/ deno fresh for the frontend and turso for the db"
+    )
+    assert ("game_engine", "unity 2022.3") in facts(extractor, "were on unity 2022.3 lts w/ URP")
+    # a name followed by its version is the product, a count is not
+    assert ("frontend_framework", "next 14") in facts(extractor, "we use next 14 with app router")
+    assert facts(extractor, "the next 3 weeks are busy") == []
+    # a shouted life event; an age is said of the speaker, not of a shift pattern
+    assert texts(extractor, "PASSED MY DRIVING TEST TODAY!!!! 3rd try") == [
+        "S passed their driving test today."
+    ]
+    assert not any(key == "age" for key, _ in facts(extractor, "im a nurse on nights, usually 3 on 4 off"))
+    # names listed after a plural relative, not a name with its own noun
+    assert facts(extractor, "My grandchildren Wanjiru and Kip come to visit") == [
+        ("family:grandchildren", "Wanjiru and Kip")
+    ]
+    assert ("family:husband", "Erik") in facts(
+        extractor, "I live in Oslo with my husband Erik and our husky Kaia"
+    )
+    # after a paste, "my note:" is the speaker again
+    pasted = (
+        "pasting the client's readme:\n\n# Portal\n\n## Tests\n`yarn test`\n\n---\n"
+        "my note: tests are `just test` now"
+    )
+    assert ("test_command", "just test") in facts(extractor, pasted)
+    assert not any("yarn" in value for _, value in facts(extractor, pasted))
