@@ -43,6 +43,7 @@ NATURAL_SETS = (
     "natural_phrasing_holdout10.jsonl",
     "natural_phrasing_holdout11.jsonl",
     "natural_phrasing_holdout12.jsonl",
+    "natural_phrasing_holdout13.jsonl",
 )
 BATCH = 32
 

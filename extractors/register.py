@@ -1,4 +1,5 @@
-"""Chat as people type it, made readable for a parser trained on edited text: the "I" and the "my"
+"""Chat as people type it, made readable for a parser trained on edited text: shorthand spelled out
+("w/" as "with"), the "I" and the "my"
 chat leaves out put back ("originally from Kenya", "wife Ingrid is vegan"), and a run-on cut at the
 "so" that opens its second clause ("I'm type 1 diabetic so meal plans need carb counts") or at a dash
 before a new subject ("..., not just a diff — i copy paste the entire thing")."""
@@ -17,6 +18,18 @@ _SUBJECTLESS = re.compile(
 )
 _NAME_IS = re.compile(r"\b((?:my|our|his|her|their)\s+(?:nick)?name)'s\b", re.I)
 _NEW_I = re.compile(r"(\b(?:I'm|I am|im|i'm|name is|this is) [A-Z][a-z]+) I (?=[a-z])")
+_SHORTHAND = re.compile(r"(?<![\w/])(?:w/o|w/|b/c)(?=\s)", re.I)
+_WERE_ON = re.compile(
+    r"((?:^|[.!?]\s+))were (?=(?:on|using|moving|switching|migrating|running|still|now|all|mostly)\b)", re.I
+)
+_FOR_THEN_ORDER = re.compile(
+    r"((?:^|[.!?]\s+)(?:(?:but|and|oh|also)\s+)?(?:for|in|with)\s+(?:[\w'/.+#-]+\s+){1,4}?)"
+    r"(?=(?:use|write|give|answer|keep|reply|show|stick|assume|skip|put|prefer|always|never|"
+    r"do not|don't|dont)\b)",
+    re.I,
+)
+_CLAUSE_WORD = re.compile(r"\b(?:who|that|which|we|i|you|u|they|it|is|are|was|be)\b", re.I)
+_SPELLED = {"w/": "with", "w/o": "without", "b/c": "because"}
 _SUBJECTS = {"originally": "I'm ", "born": "I was ", "been": "I've ", "grew": "I ", "got": "I've "}
 _NEW_SUBJECTS = frozenset(("i", "we", "it", "its", "it's", "they", "he", "she", "that", "this", "im", "i'm"))
 _NOT_AFTER_SO = frozenset(("and", "or", "not", "just", "even", "do", "is", "think", "hope"))
@@ -31,6 +44,13 @@ def spoken_in_full(line: str, owned: frozenset[str]) -> str:
             return f"{match.group(1)}my {match.group(2)} {match.group(3)}"
         return match.group(0)
 
+    # "we went w/ deno fresh": the parser reads "w/" as a name and loses the clause
+    line = _SHORTHAND.sub(lambda m: _SPELLED[m.group(0).lower()], line)
+    line = _WERE_ON.sub(r"\1we're ", line)  # "were on unity 2022.3": "we're", its apostrophe lost
+    # "for woodworking stuff use inches": the parser takes "use" for a noun without the comma
+    line = _FOR_THEN_ORDER.sub(
+        lambda m: m.group(0) if _CLAUSE_WORD.search(m.group(1)) else f"{m.group(1).rstrip()}, ", line
+    )
     line = _OWNER_FIRST.sub(mine, line)
     line = _NAME_IS.sub(r"\1 is", line)  # "my name's Tomasz": the parser reads a possessive
     # "ok so I'm Dave I run a little landscaping business": dictated, an "I" after one's name starts anew

@@ -28,7 +28,8 @@ _LOG_LINE = re.compile(
     r"^\s*(?:\[?(?:ERROR|WARN(?:ING)?|INFO|DEBUG|FATAL|TRACE|CRITICAL|PANIC|NOTICE)\]?[:\s]|Traceback\b|"
     r"\s*File \"|\w+(?:Error|Exception):|Exception in thread\b|"
     r"\s*\.\.\.\s*\d+\s+more\b|\d{4}[-/]\d\d[-/]\d\d[T ]\d\d:|at\s+[\w$.<>]+\(.*\)\s*$|"
-    r"\s*at\s+[\w$.]+\s*\(|Caused by:|E\s{2,}|FAILED\b|PASSED\b|\s*\^+\s*$|npm ERR!|error(?:\[\w+\])?:|"
+    r"\s*at\s+[\w$.]+\s*\(|Caused by:|E\s{2,}|(?:FAILED|PASSED)\b(?!\s+[A-Z]{2,}\b)|\s*\^+\s*$|"
+    r"npm ERR!|error(?:\[\w+\])?:|"
     r"warning:|\$\s|#\s*\d+\s|\d+\s+(?:passed|failed)|\u2713|\u2717|\u00d7)",
     re.MULTILINE,
 )
@@ -100,6 +101,11 @@ _OWN_NOTES = re.compile(
     r"[^\n]{0,30}[:\-—]\s*$",
     re.I,
 )
+# after a paste, the speaker's own words again: "my note: ...", "me: ...", "(my own comment) ..."
+_OWN_AGAIN = re.compile(
+    r"^\W*(?:my\s+(?:own\s+)?(?:notes?|comments?|take|two\s+cents|question)|note\s+from\s+me|me|mine)\s*[:\-—)]",
+    re.I,
+)
 _ANNOUNCE = re.compile(
     r"(?:\b(?:pasting|pasted|paste|copying|copied|forwarding|forwarded|quoting|sent\s+(?:me|us)|wrote|"
     r"says|said|reads|posted|replied)\b[^\n]{0,80}[:\-—]\s*$)"
@@ -157,12 +163,19 @@ def learnable_lines(text: str, labels: frozenset[str] = frozenset()) -> list[str
     return kept
 
 
+_SQL = re.compile(
+    r"\b(?:SELECT|FROM|WHERE|ORDER|GROUP|BY|INSERT|UPDATE|DELETE|JOIN|LIMIT|DESC|ASC|NULL|INTO|VALUES|SET|CREATE|TABLE|ALTER|DROP|INDEX)\b"
+)
+_SHOUTED_RUN = re.compile(r"\b[A-Z][A-Z']+(?:\s+[A-Z][A-Z']*){2,}\b")
+
+
 def _calm(line: str) -> str:
     """ "PASSED MY DRIVING TEST!!!": shouting, which the tagger reads as a row of names, lowercased;
     short capitals ("CI", "AWS") stay as written."""
     letters = [ch for ch in line if ch.isalpha()]
     if len(letters) < 12 or sum(ch.isupper() for ch in letters) < 0.7 * len(letters):
-        return line
+        # "PASSED MY DRIVING TEST TODAY!!!! 3rd try": a shouted run in a line that is not
+        return _SHOUTED_RUN.sub(lambda m: m.group(0) if _SQL.search(m.group(0)) else m.group(0).lower(), line)
     return " ".join(w if len(w) <= 3 and w.isupper() else w.lower() for w in line.split(" "))
 
 
@@ -198,7 +211,9 @@ def drop_pastes(lines: list[str], labels: frozenset[str] = frozenset()) -> list[
         if (_MAIL_HEADER.match(line) and rest and _MAIL_HEADER.match(rest[0])) or _FORWARDED.match(line):
             end = i
             break
-    lines = lines[:end]
+    # "---" then "my note: readme is stale, we actually run it with `just dev`": the speaker again
+    back = next((i for i in range(end + 1, len(lines)) if _OWN_AGAIN.match(lines[i])), None)
+    lines = lines[:end] + (["", *lines[back:]] if back is not None else [])
     cut = _letters(lines) | _transcript(lines, labels) | _tool_output(lines)
     blocks: list[list[int]] = [[]]
     for i, line in enumerate(lines):

@@ -309,13 +309,12 @@ class TechMarker:
             )
         ):
             return True  # "switched from pnpm to yarn": misparsed as a verb, but among products
+        if _versioned(span):
+            return True  # "legacy rails 6 monolith", "go 1.22": a word is not followed by its version
         if root.pos_ in ("VERB", "AUX", "ADP", "DET", "PRON", "CCONJ", "SCONJ", "PART", "ADV"):
             return False
         first = span[0]
         if any(c.isupper() for c in first.text) and not first.is_sent_start:
-            return True
-        after = doc[span.end] if span.end < len(doc) else None
-        if after is not None and VERSION.match(after.text):
             return True
         if anchored:
             return True
@@ -325,3 +324,28 @@ class TechMarker:
         if following[:1] == ["for"] and len(following) > 1 and following[1] in self._labels:
             return True  # "temporal for the workflows": a product, named for its slot
         return used(root)
+
+
+def _versioned(span: Any) -> bool:
+    """The name is followed by a version: "rails 6", "godot 4.2", "python 3.x"; not a count ("go 2
+    times", "next 3 weeks") nor a number that starts something else ("go 2 more rounds")."""
+    doc = span.doc
+    if span.end >= len(doc):
+        return False
+    version = doc[span.end]
+    if not VERSION.match(version.text) or (version.text.isdigit() and len(version.text) > 2):
+        return False
+    after = doc[span.end + 1] if span.end + 1 < len(doc) else None
+    if "." in version.text or "x" in version.text.lower():
+        return after is None or after.lemma_.lower() not in _COUNTED  # "unity 2022.3 lts"
+    return (
+        after is None or after.is_punct or (after.tag_ in ("NN", "CC", "IN") and after.lower_ not in _UNITS)
+    )
+
+
+# what a decimal counts: "go 1.5 hours"
+_COUNTED = frozenset({"hour", "minute", "second", "day", "week", "month", "year", "time", "percent", "point"})
+# what follows a count, not a version: "go 5 min", "go 2 more"
+_UNITS = frozenset(
+    {"more", "min", "mins", "hr", "hrs", "sec", "secs", "km", "mi", "kg", "lb", "lbs", "am", "pm", "of"}
+)

@@ -261,7 +261,14 @@ def value_of(token: Token, how: str) -> str:
                 if t.dep_ in ("compound", "flat") and t.pos_ in ("PROPN", "NOUN", "X")
             ),
         ]
-        names = [c for c in token.children if c.dep_ == "conj" and c.pos_ == "PROPN"]
+        # "Ana and Leo"; but not "Erik and our husky Kaia": a name with its own noun is another's
+        names = [
+            c
+            for c in token.children
+            if c.dep_ == "conj"
+            and c.pos_ == "PROPN"
+            and not any(g.dep_ in ("poss", "compound", "det", "amod") for g in c.children)
+        ]
         if names and any(c.dep_ == "cc" for c in token.children):
             parts += [*names, *(c for c in token.children if c.dep_ == "cc")]
         parts.sort(key=lambda t: t.i)

@@ -71,7 +71,18 @@ class PersonalReader(StatementReader):
             value = self._frame_value(frame, value_token)
             if value is None:
                 continue
-            noun, verb = hit.nodes.get("noun"), hit.nodes.get("verb")
+            noun = hit.nodes.get("noun")
+            if (
+                frame.key
+                and frame.key.startswith(("family:", "pet:"))
+                and noun is not None
+                and noun.tag_ == "NNS"
+            ):
+                # "grandchildren Wanjiru and Kip" (but "my husband Erik and our husky Kaia": one each)
+                value = " and ".join(
+                    [value, *(n for n in _names_after(value_token) if n not in value.split())]
+                )
+            verb = hit.nodes.get("verb")
             names = {
                 "value": value,
                 "noun": noun.lower_ if noun is not None else "",
@@ -85,7 +96,7 @@ class PersonalReader(StatementReader):
                     scope=frame.scope,
                     key=key,
                     value=value,
-                    text=sentence(frame.text.format(**names)),
+                    text=sentence(_agreed(frame.text.format(**names), value)),
                     span=plain(clause.tokens),
                     reader=frame.qualified_id,
                     confidence=frame.confidence,
@@ -93,7 +104,19 @@ class PersonalReader(StatementReader):
                     fields={"episode": "1"} if frame.episode else {},
                 )
             )
-        return facts
+        # "my kids Ana and Leo": read whole by one frame and in part by another, kept whole
+        return [
+            f
+            for f in facts
+            if not any(
+                o is not f
+                and o.key == f.key
+                and f.key
+                and len(o.value) > len(f.value)
+                and _names(f.value) <= _names(o.value)
+                for o in facts
+            )
+        ]
 
     def _frame_value(self, frame: Frame, value_token: Token) -> str | None:
         """The value a frame's hit names, or None when the word there is no such value."""
@@ -131,10 +154,15 @@ class PersonalReader(StatementReader):
             return None  # "still live in the same town": which town was said elsewhere
         if value.split()[0].lower() in DEICTIC:
             return None  # "from here in town"
+        if value_token.i > 0 and value_token.doc[value_token.i - 1].lower_ in ("not", "never"):
+            return None  # "call me Tomasz please, not Tom"
+        called = frame.id.endswith(".call_me") and value_token.pos_ in ("PROPN", "NOUN")
+        called = called and value.lower() not in _NOT_CALLED  # "call me sam", not "call me tomorrow"
         if (
             frame.key == "name"
             and value.islower()
             and (value in self.known_words or value_token.pos_ == "ADJ")
+            and not called
         ):
             return None  # "im colorblind": a word of English, not a name
         if frame.key == "name" and value.islower() and any(c.dep_ == "prep" for c in value_token.children):
@@ -318,3 +346,30 @@ def _prep_of_frame(hit: FrameHit) -> bool:
         and head.pos_ in ("NUM", "NOUN", "PROPN")
         and not any(c.dep_ == "nummod" for c in head.children)
     )
+
+
+def _names_after(token: Token) -> list[str]:
+    """The names listed after a name: "Wanjiru and Kip", "Ana, Leo and Mia"."""
+    names = []
+    for conj in token.conjuncts:
+        if (
+            conj.i > token.i
+            and conj.pos_ == "PROPN"
+            and conj.text[:1].isupper()
+            and not any(g.dep_ in ("poss", "compound", "det", "amod") for g in conj.children)
+        ):
+            names.append(conj.text)
+    return names
+
+
+def _agreed(text: str, value: str) -> str:
+    """ "{s}'s kids are called Ana and Leo", not "is called"."""
+    return text.replace(" is called ", " are called ") if " and " in value else text
+
+
+# what "call me ..." names that is no name
+_NOT_CALLED = frozenset({"tomorrow", "tonight", "today", "later", "anytime", "back", "maybe", "sometime"})
+
+
+def _names(value: str) -> set[str]:
+    return {w for w in re.findall(r"[^\W_]+", value.lower()) if w != "and"}

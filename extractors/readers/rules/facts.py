@@ -50,6 +50,7 @@ _THIRD_PERSON = {
     "our": "the team's",
     "i've": "the user has",
 }
+_OUR_TEAM = re.compile(r"\bour team\b", re.I)
 # "i have 4 boys working under me" -> "the user has ...": the verb agrees with who is named
 _AGREED = {"have": "has", "do": "does", "don't": "doesn't", "dont": "doesn't", "am": "is", "are": "is"}
 
@@ -63,6 +64,7 @@ def _third(word: str) -> str:
 
 def in_third_person(body: str) -> str:
     """The user and the team the rule speaks of, named as such."""
+    body = _OUR_TEAM.sub("the team", body)  # not "the team's team"
     return FIRST_PERSON_WORDS.sub(lambda m: _third(m.group(0)), body)
 
 

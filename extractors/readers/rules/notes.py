@@ -97,7 +97,7 @@ class NoteRules(StandingRules):
             and len(tokens) <= 6
             and not any(t.tag_ == "VB" or t.lower_ in DEICTIC for t in tokens)  # not "fix this test pls"
         )
-        if not _noted(tokens, words, merged, asked or self._convention(tokens)):
+        if not _noted(tokens, words, merged, asked or self._convention(tokens), self.lex["code_noun"]):
             return None
         if set(words) & _THIS_DAY or for_one_time(words):
             return None  # "no deploys today", "no deploys this friday": for now, not a rule
@@ -190,13 +190,21 @@ class NoteRules(StandingRules):
         return [self.rule_fact(body, tokens, scope, list(sent), colon.i, "rules.note")]
 
 
-def _a_clause(tokens: list[Token]) -> bool:
+def _a_clause(tokens: list[Token], nouns: frozenset[str] = frozenset()) -> bool:
     """Whether a piece is a clause of its own: a verb with its subject, or a finite verb (a "verb"
-    without a subject is a noun the tagger took for a verb: "answers short", "no emojis in ...")."""
+    without a subject is a noun the tagger took for a verb: "answers short", "no emojis in ...";
+    so is a noun of the trade after "no": "no force pushes to main")."""
     kept = {t.i for t in tokens}
+    named = {
+        t.head.i
+        for t in tokens
+        if t.dep_ == "nsubj" and t.head.lower_ in nouns and any(c.lower_ == "no" for c in t.children)
+    }
+    tokens = [t for t in tokens if t.i not in named]
     if any(
         t.dep_ in ("nsubj", "nsubjpass")
         and t.head.i in kept
+        and t.head.i not in named
         and t.head.pos_ in ("VERB", "AUX")
         and t.head.dep_ not in ("relcl", "acl", "advcl", "ccomp")  # "no emojis in anything you write"
         for t in tokens
@@ -214,12 +222,18 @@ def _a_clause(tokens: list[Token]) -> bool:
     )
 
 
-def _noted(tokens: list[Token], words: list[str], merged: bool, asked: bool = False) -> bool:
+def _noted(
+    tokens: list[Token],
+    words: list[str],
+    merged: bool,
+    asked: bool = False,
+    nouns: frozenset[str] = frozenset(),
+) -> bool:
     """Whether a piece is written as a rule: no clause of its own, and a mark of one ("only", "never",
     "always", "X > Y", "X over Y", "X not Y", "from now on"). ``asked``: the piece said "pls"."""
     if ">" in words[1:-1] and tokens[words.index(">") - 1].is_alpha and tokens[words.index(">") + 1].is_alpha:
         return True  # "bullets > paragraphs": however the tagger parsed it
-    if len(words) < 2 or _a_clause(tokens):
+    if len(words) < 2 or _a_clause(tokens, nouns):
         return False
     if words[0] == "no" and words[1] in _NO_PHRASES:
         return False

@@ -15,6 +15,10 @@ from extractors.render import SUBJECT_MARK, plain, third_person, trim
 _QUANTIFIERS = frozenset({"all", "every", "each", "any", "new", "no", "everything", "anything", "only"})
 _PERMISSION = frozenset({"ask", "check", "tell", "confirm", "discuss", "ping", "run", "test", "asking"})
 _UNIVERSAL = frozenset({"all", "every", "each", "any", "no"})
+# what no one does that is no rule: "nobody notices", "nobody cares", "nobody's asked"
+_NOT_DONE_TO_CODE = frozenset(
+    {"be", "have", "notice", "care", "like", "want", "use", "read", "ask", "get", "need"}
+)
 _SOMEDAY = frozenset({"someday", "sometime", "eventually", "oneday"})
 _WHEN_MARKS = frozenset({"when", "whenever", "if", "before", "after", "once", "while", "until"})
 # imperatives that are not rules: "don't worry", "never mind", "thank you"
@@ -253,6 +257,8 @@ class StandingRules(RuleBase):
         obligation = ("get", "need", "have", "be", "go", "require", "follow", "use", "live", "belong")
         if universal and clause.about in ("project", "thing") and lemma in obligation and not clause.negated:
             return plain(tokens)  # "all public functions get docstrings", "every pub fn needs a doc comment"
+        if self._said_of_all(clause) and not clause.negated:
+            return plain(tokens)  # "every alert must link a runbook", "nobody merges their own PR"
         verbs = lex["plan_verb"] | lex["cognition_verb"] | lex["speech_verb"] | {"have", "be", "get"}
         if clause.about in ("project", "thing") and lemma in ("need", "have"):
             verbs = verbs - {"need", "have"}  # "every PR needs two approvals": an obligation
@@ -276,6 +282,36 @@ class StandingRules(RuleBase):
                 [t for t in tokens if t.i > clause.subject.i] if clause.subject is not None else tokens
             )
         return None
+
+    def _said_of_all(self, clause: Clause) -> bool:
+        """A duty said of every one of a kind, whatever the kind: "every alert must link a runbook",
+        "anything under billing/ needs two approvals", "each service needs its own dashboard"; or of
+        no one: "nobody merges their own PR"."""
+        subject = clause.subject
+        if subject is None or clause.about not in ("project", "thing") or clause.head.tag_ == "VBD":
+            return False
+        lemma = clause.head.lemma_.lower()
+        of_code = any(
+            t._.tech is not None or "/" in t.text or t.lemma_.lower() in self.lex["code_noun"]
+            for t in clause.tokens
+        )
+        if subject.lower_ in ("nobody", "noone") or (
+            subject.lower_ == "one" and any(c.lower_ == "no" for c in subject.children)
+        ):
+            # "nobody merges their own PR"; not "nobody notices for weeks", "nobody has touched it since"
+            return (
+                clause.head.tag_ == "VBZ"
+                and lemma not in self.lex["cognition_verb"] | self.lex["speech_verb"] | _NOT_DONE_TO_CODE
+                and (of_code or any(c.dep_ == "prep" for c in clause.head.children))
+            )
+        if subject.lemma_.lower() in self.lex["person_noun"] | self.lex["kin_noun"]:
+            return False  # "every kid needs a nap"
+        every = any(c.dep_ in ("det", "predet") and c.lower_ in _UNIVERSAL - {"no"} for c in subject.children)
+        if subject.lower_ in ("everything", "anything"):
+            # "anything under billing/ needs two approvals", not "everything has to be gluten free"
+            every = of_code
+        duty = clause.modal in ("must", "should", "shall") or _has_to(clause.head)
+        return every and (duty or lemma in ("need", "require"))
 
     def _habit(self, clause: Clause, tokens: list[Token], duty: bool) -> str | None:
         """ "we squash merge everything", "we never push to main": the team's habit, as a rule."""

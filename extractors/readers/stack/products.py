@@ -196,6 +196,8 @@ class ProductReader(ReaderBase):
             return True
         if root.dep_ not in ("compound", "amod", "nmod", "poss") or root.head._.tech is not None:
             return False
+        if span._.version is not None and root.head.i == span.end:
+            return False  # "next 14 app router": the parser hung the name on its version
         noun = root.head.lemma_.lower()
         if noun in ("version", "runtime", "toolchain", "interpreter", "sdk"):
             return False  # "bumped the Python version to 3.13"
