@@ -17,6 +17,8 @@ _SUBJECTLESS = re.compile(
     re.I,
 )
 _NAME_IS = re.compile(r"\b((?:my|our|his|her|their)\s+(?:nick)?name)'s\b", re.I)
+# "name's Tomasz btw": whose name goes without saying
+_BARE_NAME = re.compile(r"((?:^|[.!?]\s+))(name(?:'s|\s+is))(?=\s+[A-Z])", re.I)
 _NEW_I = re.compile(r"(\b(?:I'm|I am|im|i'm|name is|this is) [A-Z][a-z]+) I (?=[a-z])")
 _SHORTHAND = re.compile(r"(?<![\w/])(?:w/o|w/|b/c)(?=\s)", re.I)
 _WERE_ON = re.compile(
@@ -52,6 +54,7 @@ def spoken_in_full(line: str, owned: frozenset[str]) -> str:
         lambda m: m.group(0) if _CLAUSE_WORD.search(m.group(1)) else f"{m.group(1).rstrip()}, ", line
     )
     line = _OWNER_FIRST.sub(mine, line)
+    line = _BARE_NAME.sub(r"\1my name is", line)
     line = _NAME_IS.sub(r"\1 is", line)  # "my name's Tomasz": the parser reads a possessive
     # "ok so I'm Dave I run a little landscaping business": dictated, an "I" after one's name starts anew
     line = _NEW_I.sub(r"\1. I ", line)

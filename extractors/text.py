@@ -13,7 +13,11 @@ import re
 
 MEMORY_BLOCK = re.compile(r"<mnemo-memory\b.*?</mnemo-memory>", re.DOTALL | re.IGNORECASE)
 _FENCE = re.compile(r"```.*?(?:```|$)|~~~.*?(?:~~~|$)", re.DOTALL)
-_QUOTE_LINE = re.compile(r"^\s*>.*$", re.MULTILINE)
+# a quoted line ("> ..."), or a whole line in quotation marks: someone else's words
+_QUOTE_LINE = re.compile(
+    r"^\s*>.*$|^\s*[\"\u201c\u201e](?:[^\"\u201c\u201d\n]*?\s){5,}[^\"\u201c\u201d\n]*[\"\u201d][\s.,!?]*$",
+    re.MULTILINE,
+)
 _INLINE_CODE = re.compile(r"`([^`\n]{1,200})`")
 _LIST_MARK = re.compile(r"^\s*(?:[-*\u2022\u2013\u00b7]|\d+[.)]|[a-z][.)])\s+", re.MULTILINE)
 _SPACES = re.compile(r"[ \t]+")
@@ -169,13 +173,20 @@ _SQL = re.compile(
 _SHOUTED_RUN = re.compile(r"\b[A-Z][A-Z']+(?:\s+[A-Z][A-Z']*){2,}\b")
 
 
+def _calmed_run(match: re.Match[str]) -> str:
+    """A shouted run in sentence case ("Passed my driving test today"), so sentences still split
+    where they did; SQL keywords stay as written."""
+    run = match.group(0)
+    return run if _SQL.search(run) else run[:1] + run[1:].lower()
+
+
 def _calm(line: str) -> str:
     """ "PASSED MY DRIVING TEST!!!": shouting, which the tagger reads as a row of names, lowercased;
     short capitals ("CI", "AWS") stay as written."""
     letters = [ch for ch in line if ch.isalpha()]
     if len(letters) < 12 or sum(ch.isupper() for ch in letters) < 0.7 * len(letters):
         # "PASSED MY DRIVING TEST TODAY!!!! 3rd try": a shouted run in a line that is not
-        return _SHOUTED_RUN.sub(lambda m: m.group(0) if _SQL.search(m.group(0)) else m.group(0).lower(), line)
+        return _SHOUTED_RUN.sub(_calmed_run, line)
     return " ".join(w if len(w) <= 3 and w.isupper() else w.lower() for w in line.split(" "))
 
 
@@ -311,7 +322,9 @@ _REFERS = re.compile(
     rf"\b(?:this|these|the\s+following|below|attached|above)\s+(?:[\w'-]+\s+){{0,2}}(?:{_PASTED_THING}|convo|"
     r"status\s+page|blog|site|screenshot|advice|paste|bit|part|one|stuff|text|output|notes)s?\b"
     r"|\b(?:{_PASTED_THING})s?\s+(?:below|above|attached)\b"
-    r"|\b(?:to|about|with|of|on|from|in)\s+(?:this|these|it)\s*\?",
+    r"|\b(?:to|about|with|of|on|from|in)\s+(?:this|these|it)\s*\?"
+    r"|\b(?:tl;?dr|summari[sz]e|translate|proofread|rewrite|reword|paraphrase|shorten|simplify|explain|"
+    r"critique)\s+(?:this|these|that|it|the\s+following)\b",
     re.I,
 )
 

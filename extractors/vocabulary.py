@@ -339,7 +339,9 @@ def _versioned(span: Any) -> bool:
     if "." in version.text or "x" in version.text.lower():
         return after is None or after.lemma_.lower() not in _COUNTED  # "unity 2022.3 lts"
     return (
-        after is None or after.is_punct or (after.tag_ in ("NN", "CC", "IN") and after.lower_ not in _UNITS)
+        after is None
+        or after.is_punct
+        or (after.tag_ in ("NN", "CC", "IN", "TO", "HYPH", "-LRB-") and after.lower_ not in _UNITS)
     )
 
 

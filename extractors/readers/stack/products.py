@@ -231,12 +231,30 @@ class ProductReader(ReaderBase):
                 or parent in self.lex["switch_verb"]
                 or any(t.lower_ in ("to", "onto", "into") for t in clause.tokens if t.i > root.i)
             )
+        if self._switched_from(span):
+            return True  # "converted the unittest suite to pytest": the suite was unittest
         if root.dep_ == "dobj" and head.lemma_.lower() in self.lex["replace_verb"] | self.lex["drop_verb"]:
             return any(t.lower_ in ("with", "for", "by") for t in head.children) or head.lemma_ in (
                 "drop",
                 "ditch",
             )
         return bool(root.dep_ == "nsubj" and any(t.lower_ in ("out", "gone", "dead") for t in head.children))
+
+    def _switched_from(self, span: Span) -> bool:
+        """ "converted the unittest suite to pytest", "migrated our mysql db to postgres": after a
+        verb of switching, a product named before "to" whose slot a product after it fills is the
+        old one (read from the words: the parser often loses such a "to")."""
+        sent = span.sent
+        if not any(t.i < span.start and t.lemma_.lower() in self.lex["switch_verb"] for t in sent):
+            return False
+        if any(t.lower_ == "from" for t in sent):
+            return False  # "from X to Y": read by its preposition
+        to = next(
+            (t for t in sent if span.end <= t.i <= span.end + 4 and t.lower_ in ("to", "onto", "into")), None
+        )
+        if to is None:
+            return False
+        return any(t._.tech == span.label_ for t in sent if to.i < t.i <= to.i + 3)
 
     def _gone(self, span: Span) -> bool:
         """A product the sentence says is no longer used: "MySQL's gone for good", "jest was too slow",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from extractors.clauses import Clause
 from extractors.readers.common import Fact, Span, slug
 from extractors.render import SUBJECT_MARK, plain
@@ -55,11 +57,18 @@ def _version_in(clause: Clause, span: Span) -> str | None:
 _TO_VERSION = frozenset({"upgrade", "bump", "update", "move", "migrate", "pin", "downgrade", "raise"})
 
 
+# after the name: its old version, an arrow or "to", the new one
+_MOVED_ON = re.compile(r"\s+(?:from\s+)?v?\d[\w.]*\s*(?:\u2192|->|=>|to)\s*(v?\d[\w.]*\d|v?\d+)\b")
+
+
 def upgraded_to(span: Span) -> str | None:
     """The version a product was moved to, when the clause moves it: "Bumped Gradle to 8.7",
     "Upgraded React Native 0.72 → 0.74", "upgraded axum from 0.6 to 0.7"."""
     root = span.root
     verb = root.head
+    moved = _MOVED_ON.match(span.doc.text, span.end_char)
+    if moved and any(t.lemma_.lower() in _TO_VERSION for t in span.sent if t.i < span.start):
+        return moved.group(1)  # "upgraded React Native 0.72 -> 0.74", "bumped node 18 to 20"
     if root.dep_ not in ("dobj", "nsubjpass") or verb.lemma_.lower() not in _TO_VERSION:
         return None
     doc = span.doc
