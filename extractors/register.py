@@ -31,6 +31,11 @@ _FOR_THEN_ORDER = re.compile(
     re.I,
 )
 _CLAUSE_WORD = re.compile(r"\b(?:who|that|which|we|i|you|u|they|it|is|are|was|be)\b", re.I)
+_ITS_IS = re.compile(
+    r"\bits (?=(?:a|an|the|not|just|fine|ok|okay|only|all|always|never|still|been|gonna|going|so|too|"
+    r"very|really|literally|basically|probably)\b)",
+    re.I,
+)
 _SPELLED = {"w/": "with", "w/o": "without", "b/c": "because"}
 _SUBJECTS = {"originally": "I'm ", "born": "I was ", "been": "I've ", "grew": "I ", "got": "I've "}
 _NEW_SUBJECTS = frozenset(("i", "we", "it", "its", "it's", "they", "he", "she", "that", "this", "im", "i'm"))
@@ -49,6 +54,7 @@ def spoken_in_full(line: str, owned: frozenset[str]) -> str:
     # "we went w/ deno fresh": the parser reads "w/" as a name and loses the clause
     line = _SHORTHAND.sub(lambda m: _SPELLED[m.group(0).lower()], line)
     line = _WERE_ON.sub(r"\1we're ", line)  # "were on unity 2022.3": "we're", its apostrophe lost
+    line = _ITS_IS.sub("it's ", line)  # "unless its a sev1 hotfix": "it's", not a possessive
     # "for woodworking stuff use inches": the parser takes "use" for a noun without the comma
     line = _FOR_THEN_ORDER.sub(
         lambda m: m.group(0) if _CLAUSE_WORD.search(m.group(1)) else f"{m.group(1).rstrip()}, ", line

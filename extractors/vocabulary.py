@@ -295,6 +295,8 @@ class TechMarker:
             return used(root)  # "call me Sam", "a consultant from Cairo", but "moved from Ruby to Go"
         if self._named_for_slot(root):
             return True  # "everything's on render now", however the tagger read "render"
+        if _moved_onto(span, before):
+            return True  # "we moved the whole thing to render last sprint"
         # "a proper team project", "quick rundown": a word that describes the next noun is a word
         describes = (
             root.dep_ in ("amod", "compound", "nmod") and root.head._.tech is None and root.head.i > root.i
@@ -351,3 +353,25 @@ _COUNTED = frozenset({"hour", "minute", "second", "day", "week", "month", "year"
 _UNITS = frozenset(
     {"more", "min", "mins", "hr", "hrs", "sec", "secs", "km", "mi", "kg", "lb", "lbs", "am", "pm", "of"}
 )
+
+
+_MOVE_VERBS = frozenset({"move", "migrate", "switch", "port", "transition"})
+
+
+def _moved_onto(span: Any, before: str) -> bool:
+    """The name a move goes to: "moved the whole thing to render", not "moved on to render the
+    page" (an infinitive with its object)."""
+    if before not in ("to", "onto") or len(span) != 1:
+        return False
+    root = span.root
+    if any(c.dep_ in ("dobj", "prep") and not _a_time(c) for c in root.children):
+        return False
+    head = root.head
+    while head.pos_ != "VERB" and head.head.i != head.i:
+        head = head.head
+    return head.i != root.i and head.lemma_.lower() in _MOVE_VERBS
+
+
+def _a_time(token: Any) -> bool:
+    """ "last sprint", "this week": a time the parser hung on a name taken for a verb."""
+    return any(c.lower_ in ("last", "this", "next", "past") for c in token.children)

@@ -1146,3 +1146,31 @@ def test_shapes_of_round_seven(extractor: ClauseExtractor) -> None:
     )
     assert ("test_command", "just test") in facts(extractor, pasted)
     assert not any("yarn" in value for _, value in facts(extractor, pasted))
+
+
+def test_exceptions_and_moves_of_round_seven(extractor: ClauseExtractor) -> None:
+    # limits said as "unless ...", "X is allowed to", "excluded from", "for X only," "except when i ..."
+    for said in (
+        "unless its a sev1 hotfix, then ship it and tell #ops",
+        "AudioManager is allowed to be a singleton. we discussed it, it's fine",
+        "the legacy /admin folder is excluded from strict, dont try to fix it",
+        "for code reviews only, write it as prose paragraphs",
+        "oh except when i write in korean, then answer in korean too",
+    ):
+        found = texts(extractor, said)
+        assert len(found) == 1 and " exception" in found[0], (said, found)
+    # "for e2e the team only run X": no limit, the command
+    assert ("e2e_command", "npx playwright test --project=chromium") in facts(
+        extractor, "for e2e we only run `npx playwright test --project=chromium`, webkit is too flaky in ci"
+    )
+    # a move with a particle, an ambiguous host a move goes to, a time zone that is no host
+    assert facts(extractor, "update: we finally moved up to edinburgh!! boxes everywhere") == [
+        ("home_city", "edinburgh")
+    ]
+    assert ("hosting", "render") in facts(
+        extractor, "heroku's gone, we moved the whole thing to render last sprint"
+    )
+    assert not any(
+        key == "hosting" for key, _ in facts(extractor, "we moved on to render the page server-side")
+    )
+    assert facts(extractor, "the CronJob ran on UTC but the window assumed Berlin time", "assistant") == []

@@ -11,6 +11,14 @@ from extractors.clauses.model import GROUP, SPEAKER, Token
 from extractors.lexicon import Lexicon
 
 _PLACEHOLDER = re.compile(r"^CMD\d+$")  # a command set aside before parsing (see pipeline._unit)
+# "AudioManager", "UserService", "snake_case_name", "fetchUser": a name in the code, not a person's
+# (but "McDonald", "LeBron": a person's name may have two capitals)
+_CODE_NAME = re.compile(
+    r"^(?:[A-Z][a-z0-9]+){1,}(?:Manager|Service|Controller|Handler|Factory|Provider|Client|Helper|Repository|"
+    r"Store|Utils?|View|Model|Component|Module|Worker|Job|Queue|Config|Adapter|Builder|Loader|Parser|"
+    r"Router|Gateway|Server|Api|API|Spec|Test|Context|Hook|Screen|Page|Form|Plugin|Engine|Bus)$"
+    r"|^(?:[A-Z][a-z0-9]+){3,}$|^[a-z]+(?:_[a-z0-9]+)+$|^[a-z]+[A-Z]\w*$"
+)
 # what one says of oneself with the subject left out: "working as SRE", "living in Lisbon now"
 _SELF_DESCRIBING = frozenset({"work", "live", "study", "teach", "base", "stay", "run", "build", "train"})
 _YOU = frozenset({"you", "u", "ya", "yourself", "y'all"})
@@ -89,6 +97,8 @@ class WhoReader:
             return "third"
         if noun in lex["project_noun"] or subject.lower_ in lex["project_noun"] or noun in self.labels:
             return "project"
+        if _CODE_NAME.match(subject.text):
+            return "project"  # "AudioManager is allowed to be a singleton": a name in the code
         if subject.pos_ == "PROPN" and subject.ent_type_ in ("", "PERSON"):
             return "third"
         return "thing"

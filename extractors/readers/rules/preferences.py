@@ -14,7 +14,13 @@ from extractors.render import SUBJECT_MARK, plain, sentence, third_person, trim
 
 _EXCEPTION = re.compile(
     r"(?<!\bno\s)\b(?:except\b|exception|excepting|apart\s+from|other\s+than|odd\s+one\s+out|the\s+one\s+place|"
-    r"caveat|the\s+only\s+place|only\s+(?:the|in|for)\b|is\s+different|are\s+different|'s\s+different|differs)"
+    r"caveat|the\s+only\s+place|only\s+(?:the|in|for)\b|is\s+different|are\s+different|'s\s+different|differs|"
+    # "AudioManager is allowed to be a singleton", "the /admin folder is excluded from strict"
+    r"(?:is|are)\s+(?:allowed|permitted)\s+to|(?:excluded|exempt(?:ed)?)\s+from)"
+    # "unless its a sev1 hotfix, then ship it": opening the sentence, it limits a rule said before
+    r"|^\W*(?:oh\s+|but\s+|and\s+)?unless\b"
+    # "for code reviews only, write it as prose": what follows holds there alone
+    r"|^\W*(?:but\s+)?for\s+(?:[\w/.-]+\s+){1,4}?only\s*[,:\u2014-]"
 )
 # "though", "tho", "still" mark an exception only beside what it is limited to ("for tax stuff, though")
 _SOFT_EXCEPTION = re.compile(r"\b(?:tho|though|although|however|still)\b")
@@ -199,6 +205,7 @@ class RuleReader(NoteRules):
         if len(tokens) < 3:
             return []
         where = qualifier or _exception_scope(sent)
+        where = in_third_person(where) if where else where  # "(when i write in korean)"
         body = _EXCEPTION_LEAD.sub("", joined(tokens)).strip(" ,:;\u2014\u2013-")
         if not body:
             return []

@@ -56,8 +56,8 @@ class NameReader(ProductReader):
         after = value.doc[value.i + 1] if value.i + 1 < len(value.doc) else None
         if after is not None and not value.whitespace_ and after.text in ("/", ":", "."):
             return []  # "app/models/": a path, not a name
-        if not _name_like(value):
-            return []
+        if not _name_like(value) or value.lower_ in self.lex["timezone"]:
+            return []  # "the CronJob ran on UTC": a time zone, not a host
         spec = self.vocab.slot(category)
         if spec.scope != "project":
             return []
