@@ -76,6 +76,10 @@ def _bare_language(fact: Fact) -> bool:
     return bool(fact.key and fact.key.startswith("language:") and not any(ch.isdigit() for ch in fact.value))
 
 
+# before a command named only to say it is not the one to run: "plain `npm test` opens watch mode"
+_NOT_THE_WAY = frozenset({"plain", "vanilla", "bare", "regular", "default"})
+
+
 class ClauseExtractor:
     """Thread-safe: one lock around spaCy, which is not."""
 
@@ -377,6 +381,8 @@ class ClauseExtractor:
         """The commands of a parsed line: those set aside (each now one token) and bare programs."""
         found = []
         for token in doc:
+            if token.i > 0 and doc[token.i - 1].lower_ in _NOT_THE_WAY:
+                continue  # "plain `npm test` opens watch mode": named to say it is not the one to run
             if token.text in placed:
                 command = placed[token.text]
                 found.append(
@@ -388,7 +394,11 @@ class ClauseExtractor:
         for command in self.shell.find(doc.text):
             if command.arguments == 0 and not command.quoted and not command.text.startswith("CMD"):
                 span = doc.char_span(command.start, command.end, alignment_mode="expand")
-                if span is not None and len(span):
+                if (
+                    span is not None
+                    and len(span)
+                    and not (span.start and doc[span.start - 1].lower_ in _NOT_THE_WAY)
+                ):
                     found.append((command, span))
         return found
 

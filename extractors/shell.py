@@ -28,6 +28,10 @@ class Program(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     purpose: str | None = None
     needs_argument: bool = False
     subcommands: list[str] = []
+    # words that read as prose but are this program's own ("docker compose ... up", "tilt up")
+    verbs: list[str] = []
+    # what a word names when this program runs it: "docker compose up" starts the dev stack
+    purposes: dict[str, str] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +97,8 @@ class Shell:
                 bare = raw if raw.endswith("/...") else raw.rstrip(".,;:!?)")
                 if raw in (".", "..") and j + 1 < len(words) and words[j + 1][2].startswith("-"):
                     bare = raw  # "conan install . --build=missing": the current folder, then flags
-                if not bare or bare.lower() in PROSE or not _ARG.match(bare) or bare == "/":
+                prose = bare.lower() in PROSE and bare.lower() not in program.verbs
+                if not bare or prose or not _ARG.match(bare) or bare == "/":
                     break  # ("pio run -t upload / serial: ...": a lone slash separates items)
                 args.append((words[j][0], words[j][0] + len(bare), bare))
                 if bare != raw:
@@ -179,6 +184,8 @@ class Shell:
         for word in words[1:4]:
             name = word.lower().split(":")[0]
             name = re.sub(r"\.(?:sh|py|ps1|bash)$", "", name.rsplit("/", 1)[-1])
+            if program is not None and name in program.purposes:
+                return program.purposes[name]
             if name in PURPOSE_ALIASES:
                 return PURPOSE_ALIASES[name]
             if name in self.programs and self.programs[name].purpose:

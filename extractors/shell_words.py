@@ -343,5 +343,6 @@ def command_like(word: str) -> bool:
         or any(ch.isdigit() for ch in word)
         or word.lower() in _SUBCOMMANDS
         or word.split(":")[0].lower() in _SUBCOMMANDS
+        or ("-" in word[1:] and word.split("-")[0].lower() in _SUBCOMMANDS)  # "make test-docker"
         or bool(re.match(r"^[a-z]+[A-Z][A-Za-z0-9]*$", word))  # a gradle task: "spotlessApply"
     )

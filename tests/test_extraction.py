@@ -1174,3 +1174,24 @@ def test_exceptions_and_moves_of_round_seven(extractor: ClauseExtractor) -> None
         key == "hosting" for key, _ in facts(extractor, "we moved on to render the page server-side")
     )
     assert facts(extractor, "the CronJob ran on UTC but the window assumed Berlin time", "assistant") == []
+
+
+def test_commands_of_round_seven(extractor: ClauseExtractor) -> None:
+    # "plain X" is named to say it is not the one to run
+    assert facts(extractor, "fyi tests = npm run test:ci (plain npm test opens watch mode)") == [
+        ("test_command", "npm run test:ci")
+    ]
+    # "up" is docker compose's own word, and starts the local stack
+    assert facts(extractor, "to spin up everything locally: docker compose -f compose.dev.yml up") == [
+        ("dev_command", "docker compose -f compose.dev.yml up")
+    ]
+    # a target named after its purpose, a label that is no one's role
+    assert ("test_command", "make test-docker") in facts(extractor, "to run tests locally: make test-docker")
+    assert not any(
+        key == "role" for key, _ in facts(extractor, "local dev: docker compose up, then bin/rails s")
+    )
+    # "taken by storybook" gives no command a purpose
+    assert not any(
+        key == "take_command"
+        for key, _ in facts(extractor, "bin/rails s -p 3001 (3000 is taken by storybook)")
+    )

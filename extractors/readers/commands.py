@@ -120,6 +120,8 @@ class CommandReader(ReaderBase):
             return PURPOSE_WORDS.get(obj.lower_) if obj is not None else None
         if lemma in ("be", "have", "get", "go", "come", "help", "fix", "try", "do", "make", "see"):
             return None
+        if root.head.lower_ == "by":
+            return PURPOSE_WORDS.get(lemma)  # "3000 is taken by storybook": no purpose of a command
         return PURPOSE_WORDS.get(lemma) or (lemma if verb.is_alpha and len(lemma) > 2 else None)
 
     @staticmethod

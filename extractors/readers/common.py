@@ -95,6 +95,8 @@ PURPOSE_WORDS: dict[str, str] = {
     "start": "dev",
     "serve": "dev",
     "dev": "dev",
+    "locally": "dev",  # "to spin up everything locally: docker compose up"
+    "spin": "dev",
     "e2e": "e2e",
     "release": "deploy",
     "seed": "seed",

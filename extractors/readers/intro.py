@@ -75,6 +75,8 @@ class Introductions(ReaderBase):
         name_first = not named and self._name_first(tokens)
         if name_first:  # "Tomasz, backend dev in Wrocław"
             named, start = True, 2
+        if any(t.text in (":", "=") for t in tokens[start : start + 4]):
+            return []  # "local dev: docker compose up": a label for what follows, not who one is
         role = self._role(tokens[start:])
         if role is None and first and not named:
             return self._here(tokens[start:])

@@ -179,7 +179,7 @@ class StackReader(NameReader):
     def _labeled_commands(piece: Span, commands: list[Command]) -> list[Fact]:
         """ "pre-PR checklist: make lint", "staging deploy = ./ops/deploy.sh", "local preview: hugo
         server -D": commands under a label that says when or what for."""
-        separator = next((t for t in piece[1:8] if t.text in (":", "=", "->", "=>")), None)
+        separator = next((t for t in piece[1:8] if t.text in (":", "=", "->", "=>", "\u2192")), None)
         if separator is None:
             return []
         after = [c for c in commands if c.start > separator.idx]
