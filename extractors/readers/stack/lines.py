@@ -28,6 +28,12 @@ from extractors.shell import Command
 _SEPARATORS = frozenset({":", "=", "-", "\u2013", "\u2014", "->", "=>"})
 
 
+# words of the trade no dictionary lists, which name no product: "package manager AND runtime"
+_TRADE = frozenset(
+    {"runtime", "auth", "backend", "frontend", "infra", "devops", "config", "stack", "monorepo"}
+)
+
+
 @dataclass(frozen=True, slots=True)
 class _Label:
     """The label an item opens with ("db:", "favourite editor"), or the one before it carries on."""
@@ -224,6 +230,10 @@ class StackReader(NameReader):
         if category not in PERSONAL_LABELS and re.fullmatch(r"[vV]?\d[\w.]*", value):
             return []  # "infra: tf 1.7": a version left over from a name the vocabulary lacks
         spec = self.vocab.slot(category)
+        said = [t for t in piece if t.i >= start and not t.is_punct and t.pos_ != "CCONJ"]
+        separated = start > 0 and piece.doc[start - 1].text in _SEPARATORS  # "orm: ent", "router = chi"
+        if spec.scope == "project" and not self._names_a_product(said, separated):
+            return []  # "package manager AND runtime", "metrics ..., roughly 2B rows now": no name
         return [
             Fact(
                 kind="semantic",
@@ -238,6 +248,19 @@ class StackReader(NameReader):
                 category=category,
             )
         ]
+
+    def _names_a_product(self, said: list[Token], separated: bool) -> bool:
+        """A name the vocabulary lacks, said under a stack label: a few words, no adverb or verb,
+        not only words of English ("dramatiq", "flagpole", "Lantern"; not "runtime", "auth"), unless
+        the label is set off ("orm: ent", "router = chi")."""
+        if not said or len(said) > 4:
+            return False
+        if any(t.pos_ in ("ADV", "AUX", "PRON", "DET", "SCONJ", "ADP") for t in said):
+            return False
+        if separated:
+            return True
+        common = self.known_words | self.lex["code_noun"] | self.lex["project_noun"] | _TRADE
+        return not all(t.is_lower and (t.lower_ in common or t.lemma_.lower() in common) for t in said)
 
     def _label(self, piece: Span) -> tuple[str | None, int, str | None]:
         """A label at the start of a piece: its category, where the value starts, a command purpose."""
