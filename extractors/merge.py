@@ -7,7 +7,8 @@ clause by clause and would store each part as a record of its own, the condition
 it explains, a restatement beside the rule. This step keeps them together:
 
 - the free-form facts (no slot) of one sentence, of one scope, become one record;
-- free-form rules of one scope said in a row on one line become one record.
+- free-form rules of one scope said in a row on one line become one record;
+- what an agent's report tells in free form, line by line, becomes one record of what it did.
 
 Facts with a slot (a database, a home city) stay records of their own: a later statement of that
 slot supersedes exactly them. Corrections, episodes, changes and exceptions stay apart too: each
@@ -31,12 +32,20 @@ def merge_free_form(reads: list[Read]) -> list[Read]:
     """``reads`` of one line, in order, with the free-form parts of a sentence, and rules in a row,
     each kept as one read."""
     out: list[Read] = []
+    hosts: dict[str, int] = {}  # an agent's report: where its free-form part of each scope is kept
     for read in _without_repeats([r for r in reads if not _mergeable(r) or storable(r)]):
         last = out[-1] if out else None
-        if last is not None and _mergeable(read) and _mergeable(last) and _together(last, read):
+        host = hosts.get(read.fact.scope) if read.turn.role == "assistant" and _mergeable(read) else None
+        if host is not None:
+            # "Done — Jest is replaced ... I deleted jest.config.js ...": what one report tells in
+            # free form is one record of what the agent did, beside the slots it changed
+            out[host] = _merged(out[host], read)
+        elif last is not None and _mergeable(read) and _mergeable(last) and _together(last, read):
             out[-1] = _merged(last, read)
         else:
             out.append(read)
+            if read.turn.role == "assistant" and _mergeable(read):
+                hosts[read.fact.scope] = len(out) - 1
     return out
 
 
@@ -119,6 +128,8 @@ def _joined(first: str, second: str) -> str:
         tail = "rule: " + _lower_first(second[len(_RULE) :])
     elif second.startswith(SUBJECT_MARK + " "):
         tail = second[len(SUBJECT_MARK) + 1 :]
+    elif second.startswith(SUBJECT_MARK + ":"):
+        tail = second[len(SUBJECT_MARK) + 1 :].strip()  # "{s}: the agent deleted ..."
     else:
         tail = second  # "{s}'s sister ...": the subject stays where the sentence needs it
     return f"{head}; {_lower_first(tail)}"

@@ -289,6 +289,18 @@ class TechMarker:
         before = doc[span.start - 1].lower_ if span.start > 0 else ""
         if counted_or_dated(span, before):
             return False
+        if (
+            root.dep_ == "nsubj"
+            and root.head.lemma_ == "be"
+            and not _versioned(span)
+            and any(
+                c.i in products and not any(g.dep_ == "neg" for g in c.children)
+                for c in root.head.children
+                if c.dep_ in ("attr", "acomp")
+            )
+        ):
+            return False  # "stack is kotlin + ktor": a label that other products fill
+
         if inside_a_name(span) or among_names(span, products):
             return False  # "a small biotech called Helix Forge", "my mod Tea Garden Expanded", "Leo 9, Ava 6"
         if named_or_placed(span, before):

@@ -1195,3 +1195,24 @@ def test_commands_of_round_seven(extractor: ClauseExtractor) -> None:
         key == "take_command"
         for key, _ in facts(extractor, "bin/rails s -p 3001 (3000 is taken by storybook)")
     )
+
+
+def test_precision_of_round_seven(extractor: ClauseExtractor) -> None:
+    # what an agent's report tells in free form is one record beside the slots it changed
+    report = (
+        "Done - Jest is replaced with Vitest 1.6 across all 14 packages. I deleted jest.config.js and the "
+        "babel-jest preset. The CI cache key now includes the lockfile hash."
+    )
+    free = [c for c in extractor.extract([Turn("assistant", report, 0)]) if c.key is None]
+    assert (
+        len(free) == 1 and "jest.config.js" in free[0].text_template and "lockfile" in free[0].text_template
+    )
+    # C# is not C
+    assert ("language:csharp", "c#") in facts(extractor, "repo is c# / .net 8 / sql server")
+    # "stack is kotlin + ktor": a label, not Haskell's Stack
+    assert not any(key == "build_tool" for key, _ in facts(extractor, "stack is kotlin + ktor"))
+    # no names: a label before "my partner", a shouted aside; a product's world is no hometown
+    said = "household: me (vegetarian), my partner Tom (eats everything), our son Leo (9, NUT ALLERGY)"
+    assert sorted(v for k, v in facts(extractor, said) if k and k.startswith("family:")) == ["Leo", "Tom"]
+    assert facts(extractor, "I'm coming from AWS land so expect dumb questions") == []
+    assert ("pet:dog", "biscuit") in facts(extractor, "my dog biscuit keeps eating socks")

@@ -334,7 +334,8 @@ def _glued(parts: list[Token]) -> bool:
 
 
 def slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")[:40] or "value"
+    text = text.lower().replace("#", "sharp").replace("++", "pp")  # C# is not C, nor C++
+    return re.sub(r"[^a-z0-9]+", "_", text).strip("_")[:40] or "value"
 
 
 def condition(clause: Clause) -> bool:

@@ -68,7 +68,7 @@ class PersonalReader(StatementReader):
             if frame.key == "hometown" and not _prep_of_frame(hit):
                 continue
             value_token = hit.nodes[frame.value]
-            value = self._frame_value(frame, value_token)
+            value = self._frame_value(frame, value_token, hit)
             if value is None:
                 continue
             noun = hit.nodes.get("noun")
@@ -118,7 +118,7 @@ class PersonalReader(StatementReader):
             )
         ]
 
-    def _frame_value(self, frame: Frame, value_token: Token) -> str | None:
+    def _frame_value(self, frame: Frame, value_token: Token, hit: FrameHit | None = None) -> str | None:
         """The value a frame's hit names, or None when the word there is no such value."""
         names_someone = frame.span == "name" and frame.key is not None and not frame.key.startswith("home")
         if value_token._.tech is not None and frame.scope == "user" and not names_someone:
@@ -156,6 +156,18 @@ class PersonalReader(StatementReader):
             return None  # "from here in town"
         if value_token.i > 0 and value_token.doc[value_token.i - 1].lower_ in ("not", "never"):
             return None  # "call me Tomasz please, not Tom"
+        if frame.key and frame.key.startswith(("family:", "pet:")):
+            text = value_token.text
+            others = [n.i for n in hit.nodes.values() if n.i != value_token.i] if hit is not None else []
+            before_noun = bool(others) and value_token.i < min(others)
+            if (text.islower() and text in self.known_words and before_noun) or (
+                text.isupper() and len(text) > 3
+            ):
+                # "household: ..., my partner Tom", "our son Leo (9, NUT ALLERGY)": no names (but
+                # "my dog biscuit" is one)
+                return None
+        if frame.key in ("home_city", "hometown") and any(t._.tech is not None for t in value_token.subtree):
+            return None  # "coming from AWS land": a product's world, not a place
         called = frame.id.endswith(".call_me") and value_token.pos_ in ("PROPN", "NOUN")
         called = called and value.lower() not in _NOT_CALLED  # "call me sam", not "call me tomorrow"
         if (
