@@ -42,6 +42,8 @@ class Command:
     arguments: int
     quoted: bool  # written in backticks
     purpose: str | None
+    # a program it runs: "`pnpm lint`", "`./deploy.sh`"; not "`test_refund_idempotency`", "`foo.ts`"
+    runs_a_program: bool = True
 
 
 class Shell:
@@ -63,8 +65,11 @@ class Shell:
             inner = match.group(1).strip()
             if inner:
                 parts = inner.split()
+                runs = len(parts) > 1 or self._program(parts[0]) is not None
                 found.append(
-                    Command(match.start(1), match.end(1), inner, len(parts) - 1, True, self._purpose(parts))
+                    Command(
+                        match.start(1), match.end(1), inner, len(parts) - 1, True, self._purpose(parts), runs
+                    )
                 )
                 taken.append((match.start(), match.end()))
         found += self._quoted(text, taken)

@@ -1216,3 +1216,16 @@ def test_precision_of_round_seven(extractor: ClauseExtractor) -> None:
     assert sorted(v for k, v in facts(extractor, said) if k and k.startswith("family:")) == ["Leo", "Tom"]
     assert facts(extractor, "I'm coming from AWS land so expect dumb questions") == []
     assert ("pet:dog", "biscuit") in facts(extractor, "my dog biscuit keeps eating socks")
+
+
+def test_names_and_values_of_round_seven(extractor: ClauseExtractor) -> None:
+    # a name in the code in backticks is no command; a child is not called "tips"
+    assert facts(extractor, "anyway, the flaky test is `test_refund_idempotency`, it passes 9/10") == []
+    said = "my daughter Ayumi starts elementary school in april, any tips for bento lunchbox ideas?"
+    assert facts(extractor, said) == [("family:daughter", "Ayumi")]
+    # a request after a personal label is not its value
+    assert facts(extractor, "allergic to peanuts, pls remember when suggesting recipes") == [
+        ("allergy:peanuts", "peanuts")
+    ]
+    # a filler after a name is not the name
+    assert ("name", "Tomás") in facts(extractor, "I go by Tomás btw — not Tom, not Thomas.")

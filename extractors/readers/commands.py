@@ -23,8 +23,8 @@ class CommandReader(ReaderBase):
     def commands(self, clause: Clause, commands: list[tuple[Command, Span]]) -> list[Fact]:
         facts: list[Fact] = []
         for command, tokens in commands:
-            if not (clause.has(tokens[0]) or clause.has(tokens.root)):
-                continue
+            if not (clause.has(tokens[0]) or clause.has(tokens.root)) or not command.runs_a_program:
+                continue  # ("the flaky test is `test_refund_idempotency`": a name in the code)
             trying = clause.head.lemma_.lower() == "try" or any(
                 c.lemma_.lower() == "try" for c in clause.head.children
             )

@@ -156,11 +156,20 @@ class PersonalReader(StatementReader):
             return None  # "from here in town"
         if value_token.i > 0 and value_token.doc[value_token.i - 1].lower_ in ("not", "never"):
             return None  # "call me Tomasz please, not Tom"
+        if value_token.lower_ in _FILLERS:
+            # "I go by Tomás btw": the name the filler was taken for; "ocaml even tho ...": nothing
+            named = [c for c in value_token.children if c.i < value_token.i and c.pos_ == "PROPN"]
+            if not named:
+                return None
+            value_token = named[-1]
+        if value_token.pos_ in ("ADV", "SCONJ", "CCONJ", "ADP", "PART", "DET"):
+            return None  # a word that names nothing
         if frame.key and frame.key.startswith(("family:", "pet:")):
             text = value_token.text
             others = [n.i for n in hit.nodes.values() if n.i != value_token.i] if hit is not None else []
             before_noun = bool(others) and value_token.i < min(others)
-            if (text.islower() and text in self.known_words and before_noun) or (
+            kin = frame.key.startswith("family:")  # a pet may be "biscuit"; a child is not "tips"
+            if (text.islower() and text in self.known_words and (before_noun or kin)) or (
                 text.isupper() and len(text) > 3
             ):
                 # "household: ..., my partner Tom", "our son Leo (9, NUT ALLERGY)": no names (but
@@ -183,7 +192,8 @@ class PersonalReader(StatementReader):
         after = doc[value_token.i + 1] if value_token.i + 1 < len(doc) else None
         if frame.key == "age" and after is not None and after.text in ("-", "\u2013", ":", "/"):
             return None  # "im 7-15 now": hours, not an age
-        return str(value)
+        kept = [w for w in str(value).split(" ") if w.lower() not in _FILLERS]
+        return " ".join(kept) or None  # "Tomás btw": the name
 
     def referent_name(self, clause: Clause) -> list[Fact]:
         """ "we adopted a beagle, his name is Pickle": the name of the pet or relative just named."""
@@ -379,6 +389,8 @@ def _agreed(text: str, value: str) -> str:
     return text.replace(" is called ", " are called ") if " and " in value else text
 
 
+# chat fillers the tagger may take for a name: "ocaml even tho ..."
+_FILLERS = frozenset({"tho", "though", "lol", "haha", "btw", "tbh", "imo", "ngl", "idk"})
 # what "call me ..." names that is no name
 _NOT_CALLED = frozenset({"tomorrow", "tonight", "today", "later", "anytime", "back", "maybe", "sometime"})
 

@@ -232,6 +232,11 @@ class StackReader(NameReader):
         spec = self.vocab.slot(category)
         said = [t for t in piece if t.i >= start and not t.is_punct and t.pos_ != "CCONJ"]
         separated = start > 0 and piece.doc[start - 1].text in _SEPARATORS  # "orm: ent", "router = chi"
+        if spec.scope == "user" and (
+            any(t.lower_ in ("pls", "please", "plz") for t in said)
+            or (len(said) > 2 and said[0].tag_ == "VB")
+        ):
+            return []  # "allergic to peanuts, pls remember when suggesting recipes": a request, not a value
         if spec.scope == "project" and not self._names_a_product(said, separated):
             return []  # "package manager AND runtime", "metrics ..., roughly 2B rows now": no name
         return [
