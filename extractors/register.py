@@ -20,9 +20,12 @@ _NAME_IS = re.compile(r"\b((?:my|our|his|her|their)\s+(?:nick)?name)'s\b", re.I)
 # "name's Tomasz btw": whose name goes without saying
 _BARE_NAME = re.compile(r"((?:^|[.!?]\s+))(name(?:'s|\s+is))(?=\s+[A-Z])", re.I)
 _NEW_I = re.compile(r"(\b(?:I'm|I am|im|i'm|name is|this is) [A-Z][a-z]+) I (?=[a-z])")
-_SHORTHAND = re.compile(r"(?<![\w/])(?:w/o|w/|b/c)(?=\s)", re.I)
+_SHORTHAND = re.compile(r"(?<![\w/])(?:w/o|w/|b/c|thru)(?=\s)", re.I)
 _WERE_ON = re.compile(
     r"((?:^|[.!?]\s+))were (?=(?:on|using|moving|switching|migrating|running|still|now|all|mostly)\b)", re.I
+)
+_WHEN_THEN_PLEASE = re.compile(
+    r"((?:^|[.!?]\s+)(?:when|whenever|if)\b[^,.;]{3,60}?)\s+(pls|please|plz)\s+(?=[a-z])", re.I
 )
 _FOR_THEN_ORDER = re.compile(
     r"((?:^|[.!?]\s+)(?:(?:but|and|oh|also)\s+)?(?:for|in|with)\s+(?:[\w'/.+#-]+\s+){1,4}?)"
@@ -36,7 +39,7 @@ _ITS_IS = re.compile(
     r"very|really|literally|basically|probably)\b)",
     re.I,
 )
-_SPELLED = {"w/": "with", "w/o": "without", "b/c": "because"}
+_SPELLED = {"w/": "with", "w/o": "without", "b/c": "because", "thru": "through"}
 _SUBJECTS = {"originally": "I'm ", "born": "I was ", "been": "I've ", "grew": "I ", "got": "I've "}
 _NEW_SUBJECTS = frozenset(("i", "we", "it", "its", "it's", "they", "he", "she", "that", "this", "im", "i'm"))
 _NOT_AFTER_SO = frozenset(("and", "or", "not", "just", "even", "do", "is", "think", "hope"))
@@ -55,6 +58,8 @@ def spoken_in_full(line: str, owned: frozenset[str]) -> str:
     line = _SHORTHAND.sub(lambda m: _SPELLED[m.group(0).lower()], line)
     line = _WERE_ON.sub(r"\1we're ", line)  # "were on unity 2022.3": "we're", its apostrophe lost
     line = _ITS_IS.sub("it's ", line)  # "unless its a sev1 hotfix": "it's", not a possessive
+    # "when u explain R stuff pls use base R": the order after its condition, set off
+    line = _WHEN_THEN_PLEASE.sub(r"\1, \2 ", line)
     # "for woodworking stuff use inches": the parser takes "use" for a noun without the comma
     line = _FOR_THEN_ORDER.sub(
         lambda m: m.group(0) if _CLAUSE_WORD.search(m.group(1)) else f"{m.group(1).rstrip()}, ", line

@@ -1229,3 +1229,19 @@ def test_names_and_values_of_round_seven(extractor: ClauseExtractor) -> None:
     ]
     # a filler after a name is not the name
     assert ("name", "Tomás") in facts(extractor, "I go by Tomás btw — not Tom, not Thomas.")
+
+
+def test_preferences_of_round_seven(extractor: ClauseExtractor) -> None:
+    # what suits the person is their preference; a length they like is the answer-length slot
+    assert texts(extractor, "bullet lists work best for me") == [
+        "S prefers bullet lists (bullet lists work best for the user)."
+    ]
+    assert facts(extractor, "i prefer detailed answers") == [("response_length", "detailed")]
+    # "thru" spelled out; a sentence's period is no path ("... through unleash.")
+    assert ("feature_flags", "unleash") in facts(
+        extractor, "feature flags go thru unleash. never hardcode stuff"
+    )
+    # how the code is indented, said as a statement
+    assert facts(extractor, "the python code is 4 spaces") == [("indentation", "4 spaces")]
+    # an order after its condition, "pls" set off
+    assert texts(extractor, "if you write sql please use CTEs") == ["S rule: If you write sql, use CTEs."]

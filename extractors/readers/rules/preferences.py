@@ -83,6 +83,9 @@ class RuleReader(NoteRules):
     def preference(self, clause: Clause) -> list[Fact]:
         """ "I prefer concise bullet points", "I like my answers short", "I'd rather stick to trains"."""
         head = clause.head
+        better = self._better_for_me(clause)
+        if better is not None:
+            return [better]
         rather = any(c.lower_ == "rather" for c in head.children) and clause.modal in ("'d", "d", "would")
         if rather and clause.about == "speaker" and clause.mood == "statement" and not clause.conditional:
             return [_rather(clause)]
@@ -121,7 +124,7 @@ class RuleReader(NoteRules):
         scope = "user" if clause.about == "speaker" else "project"
         key, slot_value = self.rule_slot(obj, "user")
         text = third_person(trim(contiguous(clause)), clause.subject)
-        if key == "indentation" and slot_value is not None:
+        if key in ("indentation", "response_length") and slot_value is not None:
             text = self.slot_text(key, slot_value, text)
             value = slot_value
         else:
@@ -141,6 +144,35 @@ class RuleReader(NoteRules):
                 anchor=obj[0].i,
             )
         ]
+
+    def _better_for_me(self, clause: Clause) -> Fact | None:
+        """ "short sentences are better for me", "bullet lists work best for me": what suits the
+        person, a preference of theirs."""
+        head, subject = clause.head, clause.subject
+        if subject is None or head.lemma_.lower() not in ("be", "work") or clause.negated:
+            return None
+        if clause.mood != "statement" or clause.hedged or clause.conditional or clause.reported:
+            return None
+        better = next((c for c in head.children if c.lower_ in ("better", "best", "easier")), None)
+        for_me = any(
+            c.dep_ == "prep" and c.lower_ == "for" and any(g.lower_ in ("me", "us") for g in c.children)
+            for c in [*head.children, *(better.children if better is not None else [])]
+        )
+        if better is None or not for_me or subject.lower_ in DEICTIC or subject.pos_ == "PRON":
+            return None
+        said = plain([t for t in subject.subtree])
+        from_subject = [t for t in trim(contiguous(clause)) if t.i >= subject.left_edge.i]
+        return Fact(
+            kind="procedural" if self._shapes_output(clause) else "semantic",
+            scope="user",
+            key=None,
+            value=said,
+            text=sentence(f"{SUBJECT_MARK} prefers {said} ({in_third_person(plain(from_subject))})"),
+            span=plain(clause.tokens),
+            reader="rules.preference",
+            confidence=0.8,
+            anchor=subject.i,
+        )
 
     def reply_language(self, sent: Span) -> list[Fact]:
         """ "Bitte antworte immer auf Deutsch", "responde siempre en español": a request, in the language

@@ -245,6 +245,8 @@ class StandingRules(RuleBase):
     def _norm(self, clause: Clause, tokens: list[Token]) -> str | None:
         """A statement that is a rule: the team's habit, or a norm about the code."""
         lemma = clause.head.lemma_.lower()
+        if lemma == "be" and not clause.negated and self.rule_slot(tokens, "project")[0] == "indentation":
+            return plain(tokens)  # "the python code is 4 spaces": how the code is written
         lex = self.lex
         subject = clause.subject
         universal = (

@@ -54,8 +54,13 @@ class NameReader(ProductReader):
         if any(t._.tech is not None for t in value.subtree) or re.fullmatch(r"v?\d[\w.]*", value.text):
             return []  # "runs on bun + discord.js v14": the products are named; "v14" is a version
         after = value.doc[value.i + 1] if value.i + 1 < len(value.doc) else None
-        if after is not None and not value.whitespace_ and after.text in ("/", ":", "."):
-            return []  # "app/models/": a path, not a name
+        glued = after is not None and not after.whitespace_ and after.i + 1 < len(value.doc)
+        if (
+            after is not None
+            and not value.whitespace_
+            and (after.text in ("/", ":") or (after.text == "." and glued))
+        ):
+            return []  # "app/models/": a path, not a name (but "... through unleash." ends a sentence)
         if not _name_like(value) or value.lower_ in self.lex["timezone"]:
             return []  # "the CronJob ran on UTC": a time zone, not a host
         spec = self.vocab.slot(category)
