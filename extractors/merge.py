@@ -122,7 +122,7 @@ def _joined(first: str, second: str) -> str:
     """ "{s} is colorblind." + "{s} rule: Never rely on ..." -> "{s} is colorblind; rule: never rely
     on ..."; two rules -> "{s} rule: Always squash merge; no merge commits on main."."""
     head = first.rstrip(" .!")
-    if second.startswith(_RULE) and _RULE.strip() in head:
+    if second.startswith(_RULE) and "rule:" in head.replace(SUBJECT_MARK, ""):
         tail = second[len(_RULE) :]
     elif second.startswith(_RULE):
         tail = "rule: " + _lower_first(second[len(_RULE) :])

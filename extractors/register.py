@@ -34,6 +34,7 @@ _FOR_THEN_ORDER = re.compile(
     re.I,
 )
 _CLAUSE_WORD = re.compile(r"\b(?:who|that|which|we|i|you|u|they|it|is|are|was|be)\b", re.I)
+_TITLE = re.compile(r"\b(prof|dr|mr|mrs|ms)\.\s+(?=[A-Za-z])")
 _ITS_IS = re.compile(
     r"\bits (?=(?:a|an|the|not|just|fine|ok|okay|only|all|always|never|still|been|gonna|going|so|too|"
     r"very|really|literally|basically|probably)\b)",
@@ -58,6 +59,8 @@ def spoken_in_full(line: str, owned: frozenset[str]) -> str:
     line = _SHORTHAND.sub(lambda m: _SPELLED[m.group(0).lower()], line)
     line = _WERE_ON.sub(r"\1we're ", line)  # "were on unity 2022.3": "we're", its apostrophe lost
     line = _ITS_IS.sub("it's ", line)  # "unless its a sev1 hotfix": "it's", not a possessive
+    # "my advisor is prof. lindqvist": a title's period ends no sentence (the tokenizer knows "Prof.")
+    line = _TITLE.sub(lambda m: m.group(1).capitalize() + ". ", line)
     # "when u explain R stuff pls use base R": the order after its condition, set off
     line = _WHEN_THEN_PLEASE.sub(r"\1, \2 ", line)
     # "for woodworking stuff use inches": the parser takes "use" for a noun without the comma

@@ -103,7 +103,7 @@ class Shell:
                 if raw in (".", "..") and j + 1 < len(words) and words[j + 1][2].startswith("-"):
                     bare = raw  # "conan install . --build=missing": the current folder, then flags
                 prose = bare.lower() in PROSE and bare.lower() not in program.verbs
-                if not bare or prose or not _ARG.match(bare) or bare == "/":
+                if not bare or prose or not _ARG.match(bare) or bare in ("/", "="):
                     break  # ("pio run -t upload / serial: ...": a lone slash separates items)
                 args.append((words[j][0], words[j][0] + len(bare), bare))
                 if bare != raw:
@@ -153,7 +153,10 @@ class Shell:
         return coined or command_like(word)
 
     def _fits(self, program: Program, word: str, args: list[tuple[int, int, str]]) -> bool:
-        flagged = len(args) > 1 and args[1][2].startswith("-")  # "hugo server -D"
+        # "hugo server -D", "quarto render thesis/ --to pdf": a flag after the first word
+        flagged = len(args) > 1 and any(a.startswith("-") for _, _, a in args[1:3])
+        if args and self._program(args[0][2]) is not None and program.needs_argument:
+            return True  # "pnpm turbo run lint", "yarn playwright test": a runner and the program it runs
         if (
             word.lower() in self.known_words
             and len(args) > 1

@@ -337,6 +337,9 @@ class TechMarker:
         following = [t.lower_ for t in doc[span.end : span.end + 4] if t.pos_ != "DET"]
         if following[:1] == ["for"] and len(following) > 1 and following[1] in self._labels:
             return True  # "temporal for the workflows": a product, named for its slot
+        head = root.head.lower_
+        if describes and head in self.known_words and head not in self._labels and head not in _TRADE_HEADS:
+            return False  # "i use a screen reader": the word describes the thing used
         return used(root)
 
 
@@ -359,6 +362,33 @@ def _versioned(span: Any) -> bool:
     )
 
 
+# nouns a product names a part or kind of: "godot engine", "bun runtime", "supabase client"
+_TRADE_HEADS = frozenset(
+    {
+        "engine",
+        "server",
+        "app",
+        "client",
+        "library",
+        "framework",
+        "cli",
+        "sdk",
+        "api",
+        "runtime",
+        "plugin",
+        "cluster",
+        "instance",
+        "db",
+        "database",
+        "project",
+        "repo",
+        "stack",
+        "setup",
+        "service",
+        "bot",
+        "site",
+    }
+)
 # what a decimal counts: "go 1.5 hours"
 _COUNTED = frozenset({"hour", "minute", "second", "day", "week", "month", "year", "time", "percent", "point"})
 # what follows a count, not a version: "go 5 min", "go 2 more"

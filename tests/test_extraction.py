@@ -1245,3 +1245,17 @@ def test_preferences_of_round_seven(extractor: ClauseExtractor) -> None:
     assert facts(extractor, "the python code is 4 spaces") == [("indentation", "4 spaces")]
     # an order after its condition, "pls" set off
     assert texts(extractor, "if you write sql please use CTEs") == ["S rule: If you write sql, use CTEs."]
+
+
+def test_runners_and_parts_of_round_seven(extractor: ClauseExtractor) -> None:
+    # a runner and the program it runs are one command
+    assert facts(extractor, "e2e: yarn playwright test --project=chromium (firefox flaky, skip it)") == [
+        ("e2e_command", "yarn playwright test --project=chromium")
+    ]
+    # "with X" hung on the object still says how the verb is done
+    said = "i build the whole thesis pdf w/ quarto render thesis/ --to pdf and it takes 20 min"
+    assert ("build_command", "quarto render thesis/ --to pdf") in facts(extractor, said)
+    # a word that describes the thing used names no product ("screen" reader, not GNU Screen)
+    assert texts(extractor, "i use a screen reader") == ["S uses a screen reader."]
+    # a lowercase title's period ends no sentence
+    assert any("Prof. lindqvist" in t for t in texts(extractor, "my advisor is prof. lindqvist. im drowning"))

@@ -109,6 +109,8 @@ class CommandReader(ReaderBase):
         if root.dep_ != "pobj" or root.head.lower_ not in ("with", "using", "via", "through", "by"):
             return None
         verb = root.head.head
+        if verb.pos_ in ("NOUN", "PROPN") and verb.dep_ == "dobj":
+            verb = verb.head  # "i build the whole thesis pdf with X": the parser hung "with" on the object
         # "build it with X, flash with Y": the second verb is often tagged a noun
         verbal = verb.pos_ in ("VERB", "AUX") or (verb.dep_ == "conj" and verb.head.pos_ == "VERB")
         participle = verb.pos_ == "ADJ" and verb.dep_ == "acomp" and verb.lower_.endswith("ed")
