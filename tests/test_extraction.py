@@ -1259,3 +1259,12 @@ def test_runners_and_parts_of_round_seven(extractor: ClauseExtractor) -> None:
     assert texts(extractor, "i use a screen reader") == ["S uses a screen reader."]
     # a lowercase title's period ends no sentence
     assert any("Prof. lindqvist" in t for t in texts(extractor, "my advisor is prof. lindqvist. im drowning"))
+
+
+def test_voice_of_round_seven(extractor: ClauseExtractor) -> None:
+    # a voice to keep is the user's standing rule; lowercase names said after a relative are names
+    assert facts(extractor, "pls write like a normal teenager not a robot") == [
+        (None, "write like a normal teenager not a robot")
+    ]
+    assert extractor.extract([Turn("user", "write like a human", 0)])[0].scope_level == "user"
+    assert facts(extractor, "nice ! my wife maria loves thrift stores too .") == [("family:wife", "maria")]

@@ -168,8 +168,8 @@ class PersonalReader(StatementReader):
             text = value_token.text
             others = [n.i for n in hit.nodes.values() if n.i != value_token.i] if hit is not None else []
             before_noun = bool(others) and value_token.i < min(others)
-            kin = frame.key.startswith("family:")  # a pet may be "biscuit"; a child is not "tips"
-            if (text.islower() and text in self.known_words and (before_noun or kin)) or (
+            plural = value_token.tag_ == "NNS"  # "my daughter Ayumi ..., any tips": a plural names no one
+            if (text.islower() and text in self.known_words and (before_noun or plural)) or (
                 text.isupper() and len(text) > 3
             ):
                 # "household: ..., my partner Tom", "our son Leo (9, NUT ALLERGY)": no names (but

@@ -92,7 +92,9 @@ def _of_artifacts(token: Token) -> bool:
 
 
 # verbs of what an answer says ("cite papers when u mention methods", "give units with numbers")
-_TELLING = frozenset({"give", "cite", "mention", "show", "tell", "explain", "suggest", "recommend", "quote"})
+_TELLING = frozenset(
+    {"give", "cite", "mention", "show", "tell", "explain", "suggest", "recommend", "quote", "write"}
+)
 
 
 class RuleBase(ReaderBase):

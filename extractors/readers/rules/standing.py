@@ -15,6 +15,8 @@ from extractors.render import SUBJECT_MARK, plain, third_person, trim
 _QUANTIFIERS = frozenset({"all", "every", "each", "any", "new", "no", "everything", "anything", "only"})
 _PERMISSION = frozenset({"ask", "check", "tell", "confirm", "discuss", "ping", "run", "test", "asking"})
 _UNIVERSAL = frozenset({"all", "every", "each", "any", "no"})
+# verbs of how the assistant sounds: "write like a human", "talk like a friend"
+_VOICE_VERBS = frozenset({"write", "talk", "speak", "explain", "answer", "reply", "respond", "sound"})
 # what no one does that is no rule: "nobody notices", "nobody cares", "nobody's asked"
 _NOT_DONE_TO_CODE = frozenset(
     {"be", "have", "notice", "care", "like", "want", "use", "read", "ask", "get", "need"}
@@ -233,6 +235,10 @@ class StandingRules(RuleBase):
             return True
         if words & _QUANTIFIERS:
             return True
+        if clause.head.lemma_.lower() in _VOICE_VERBS and any(
+            c.dep_ == "prep" and c.lower_ == "like" for c in clause.head.children
+        ):
+            return True  # "write like a normal teenager, not a robot": a voice to keep
         if clause.head.lemma_.lower() in _OBJECT_VERBS:
             obj = [
                 t
