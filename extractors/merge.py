@@ -62,6 +62,9 @@ def _mergeable(read: Read) -> bool:
         and fact.reader != "rules.exception"
         and not fact.fields
         and fact.text.startswith(SUBJECT_MARK)
+        # an agent's instruction-like words are held apart for the policy (never a rule); its
+        # reports are not folded into them
+        and not (read.turn.role == "assistant" and fact.kind == "procedural")
     )
 
 
