@@ -13,7 +13,7 @@ from typing import Any
 _OWNER_FIRST = re.compile(r"((?:^|[.!?]\s+)(?:(?:and|also|btw|oh)\s+)?)([A-Za-z]+) ([A-Z][a-z]+)\b")
 _SUBJECTLESS = re.compile(
     r"((?:^|[.!?,;]\s+))((?:originally from|born (?:n|and|&) raised|born in|been (?:living|based|working)|"
-    r"grew up|got (?:a|an|two|three|four|\d+) ))",
+    r"grew up|got (?:a|an|two|three|four|\d+) |training for ))",
     re.I,
 )
 _NAME_IS = re.compile(r"\b((?:my|our|his|her|their)\s+(?:nick)?name)'s\b", re.I)
@@ -41,7 +41,14 @@ _ITS_IS = re.compile(
     re.I,
 )
 _SPELLED = {"w/": "with", "w/o": "without", "b/c": "because", "thru": "through"}
-_SUBJECTS = {"originally": "I'm ", "born": "I was ", "been": "I've ", "grew": "I ", "got": "I've "}
+_SUBJECTS = {
+    "originally": "I'm ",
+    "born": "I was ",
+    "been": "I've ",
+    "grew": "I ",
+    "got": "I've ",
+    "training": "I'm ",
+}
 _NEW_SUBJECTS = frozenset(("i", "we", "it", "its", "it's", "they", "he", "she", "that", "this", "im", "i'm"))
 _NOT_AFTER_SO = frozenset(("and", "or", "not", "just", "even", "do", "is", "think", "hope"))
 

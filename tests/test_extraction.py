@@ -1268,3 +1268,17 @@ def test_voice_of_round_seven(extractor: ClauseExtractor) -> None:
     ]
     assert extractor.extract([Turn("user", "write like a human", 0)])[0].scope_level == "user"
     assert facts(extractor, "nice ! my wife maria loves thrift stores too .") == [("family:wife", "maria")]
+
+
+def test_pets_and_training_of_round_seven(extractor: ClauseExtractor) -> None:
+    # what a parenthesis right after a name says, and the kind as said, stay with the name
+    assert texts(extractor, "our dog Biscuit (beagle, 3yo) eats literally everything") == [
+        "S's dog is called Biscuit (beagle, 3yo)."
+    ]
+    assert texts(extractor, "we've got a 1 year old border collie called Biscuit") == [
+        "S's border collie is called Biscuit."
+    ]
+    # "training for ..." with the "I'm" chat leaves out
+    assert texts(extractor, "training for the berlin marathon in september") == [
+        "S is training for the berlin marathon in september."
+    ]

@@ -90,13 +90,19 @@ class PersonalReader(StatementReader):
                 "subject": SUBJECT_MARK,
             }
             key = frame.key.format(**{**names, "value": slug(value)}) if frame.key else None
+            text = _agreed(frame.text.format(**names), value)
+            if frame.key and frame.key.startswith(("family:", "pet:")):
+                if noun is not None:  # "a border collie called Biscuit": the kind as said
+                    kind = " ".join([*(c.lower_ for c in noun.children if c.dep_ == "compound"), noun.lower_])
+                    text = text.replace(f"'s {noun.lower_} ", f"'s {kind} ", 1)
+                text = _with_aside(text, value_token)  # "our dog Biscuit (beagle, 3yo)"
             facts.append(
                 Fact(
                     kind=frame.kind,
                     scope=frame.scope,
                     key=key,
                     value=value,
-                    text=sentence(_agreed(frame.text.format(**names), value)),
+                    text=sentence(text),
                     span=plain(clause.tokens),
                     reader=frame.qualified_id,
                     confidence=frame.confidence,
@@ -397,3 +403,17 @@ _NOT_CALLED = frozenset({"tomorrow", "tonight", "today", "later", "anytime", "ba
 
 def _names(value: str) -> set[str]:
     return {w for w in re.findall(r"[^\W_]+", value.lower()) if w != "and"}
+
+
+def _with_aside(text: str, name: Token) -> str:
+    """ "{s}'s dog is called Biscuit (beagle, 3yo).": what a parenthesis right after the name says
+    of them."""
+    doc = name.doc
+    after = name.i + 1
+    if after >= len(doc) or doc[after].text != "(":
+        return text
+    close = next((t.i for t in doc[after + 1 : after + 10] if t.text == ")"), None)
+    if close is None or close == after + 1:
+        return text
+    aside = doc[after + 1 : close].text.strip()
+    return f"{text.rstrip('.')} ({aside})"
