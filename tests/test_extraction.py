@@ -1282,3 +1282,12 @@ def test_pets_and_training_of_round_seven(extractor: ClauseExtractor) -> None:
     assert texts(extractor, "training for the berlin marathon in september") == [
         "S is training for the berlin marathon in september."
     ]
+
+
+def test_moves_of_round_seven(extractor: ClauseExtractor) -> None:
+    # a lowercase city a move goes to is the home city; a stage of the code or a field of work is not
+    assert facts(extractor, "i moved to vancouver in june, still not used to the rain") == [
+        ("home_city", "vancouver")
+    ]
+    for said in ("we moved to production last week", "i moved to management last year"):
+        assert not any(key == "home_city" for key, _ in facts(extractor, said)), said

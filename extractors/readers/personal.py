@@ -4,6 +4,7 @@ answers to the question just asked, then any other durable first-person statemen
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from extractors.ambiguity import MONTHS, WEEKDAYS
 from extractors.clauses import Clause
@@ -183,6 +184,8 @@ class PersonalReader(StatementReader):
                 return None
         if frame.key in ("home_city", "hometown") and any(t._.tech is not None for t in value_token.subtree):
             return None  # "coming from AWS land": a product's world, not a place
+        if frame.key == "home_city" and value_token.pos_ == "NOUN" and _not_a_place(value_token, self.lex):
+            return None  # "moved to vancouver" (a name the tagger missed), not "moved to production"
         called = frame.id.endswith(".call_me") and value_token.pos_ in ("PROPN", "NOUN")
         called = called and value.lower() not in _NOT_CALLED  # "call me sam", not "call me tomorrow"
         if (
@@ -417,3 +420,15 @@ def _with_aside(text: str, name: Token) -> str:
         return text
     aside = doc[after + 1 : close].text.strip()
     return f"{text.rstrip('.')} ({aside})"
+
+
+def _not_a_place(token: Token, lex: Any) -> bool:
+    """A common noun a move goes to that is no city: a stage of the code ("production"), a thing of
+    the trade, an abstract noun ("management", "marketing", "security")."""
+    lower = token.lower_
+    return (
+        lower in lex["code_noun"]
+        or lower in lex["project_noun"]
+        or lower in ("prod", "staging", "dev", "cloud", "remote", "onsite", "hybrid")
+        or lower.endswith(("ment", "tion", "sion", "ing", "ity", "ness", "ance", "ence"))
+    )
