@@ -44,6 +44,7 @@ NATURAL_SETS = (
     "natural_phrasing_holdout11.jsonl",
     "natural_phrasing_holdout12.jsonl",
     "natural_phrasing_holdout13.jsonl",
+    "natural_phrasing_holdout14.jsonl",
 )
 BATCH = 32
 
