@@ -13,7 +13,8 @@ from typing import Any
 _OWNER_FIRST = re.compile(r"((?:^|[.!?]\s+)(?:(?:and|also|btw|oh)\s+)?)([A-Za-z]+) ([A-Z][a-z]+)\b")
 _SUBJECTLESS = re.compile(
     r"((?:^|[.!?,;]\s+))((?:originally from|born (?:n|and|&) raised|born in|been (?:living|based|working)|"
-    r"grew up|got (?:a|an|two|three|four|\d+) |training for ))",
+    r"grew up|got (?:a|an|two|three|four|\d+) |got married|training for |work as |working as |"
+    r"just moved |just got |just finished |just started ))",
     re.I,
 )
 _NAME_IS = re.compile(r"\b((?:my|our|his|her|their)\s+(?:nick)?name)'s\b", re.I)
@@ -35,6 +36,7 @@ _FOR_THEN_ORDER = re.compile(
 )
 _CLAUSE_WORD = re.compile(r"\b(?:who|that|which|we|i|you|u|they|it|is|are|was|be)\b", re.I)
 _TITLE = re.compile(r"\b(prof|dr|mr|mrs|ms)\.\s+(?=[A-Za-z])")
+_BECAUSE = re.compile(r"\b(?:cuz|coz|cos|bc|cause)\s+(?=(?:i|im|i'm|we|we're|my|it|it's|its)\b)", re.I)
 _ITS_IS = re.compile(
     r"\bits (?=(?:a|an|the|not|just|fine|ok|okay|only|all|always|never|still|been|gonna|going|so|too|"
     r"very|really|literally|basically|probably)\b)",
@@ -48,7 +50,18 @@ _SUBJECTS = {
     "grew": "I ",
     "got": "I've ",
     "training": "I'm ",
+    "work": "I ",
+    "working": "I'm ",
+    "just": "I ",
+    "got married": "I ",
 }
+
+
+def _subject_key(said: str) -> str:
+    lowered = said.lower()
+    return "got married" if lowered.startswith("got married") else lowered.split()[0]
+
+
 _NEW_SUBJECTS = frozenset(("i", "we", "it", "its", "it's", "they", "he", "she", "that", "this", "im", "i'm"))
 _NOT_AFTER_SO = frozenset(("and", "or", "not", "just", "even", "do", "is", "think", "hope"))
 
@@ -66,6 +79,7 @@ def spoken_in_full(line: str, owned: frozenset[str]) -> str:
     line = _SHORTHAND.sub(lambda m: _SPELLED[m.group(0).lower()], line)
     line = _WERE_ON.sub(r"\1we're ", line)  # "were on unity 2022.3": "we're", its apostrophe lost
     line = _ITS_IS.sub("it's ", line)  # "unless its a sev1 hotfix": "it's", not a possessive
+    line = _BECAUSE.sub("because ", line)  # "packs my meals cause im type 2 diabetic"
     # "my advisor is prof. lindqvist": a title's period ends no sentence (the tokenizer knows "Prof.")
     line = _TITLE.sub(lambda m: m.group(1).capitalize() + ". ", line)
     # "when u explain R stuff pls use base R": the order after its condition, set off
@@ -81,7 +95,7 @@ def spoken_in_full(line: str, owned: frozenset[str]) -> str:
     line = _NEW_I.sub(r"\1. I ", line)
     return _SUBJECTLESS.sub(
         lambda m: (
-            m.group(1) + _SUBJECTS[m.group(2).lower().split()[0]] + re.sub(r"\b(?:n|&)\b", "and", m.group(2))
+            m.group(1) + _SUBJECTS[_subject_key(m.group(2))] + re.sub(r"\b(?:n|&)\b", "and", m.group(2))
         ),
         line,
     )

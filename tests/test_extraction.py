@@ -1291,3 +1291,14 @@ def test_moves_of_round_seven(extractor: ClauseExtractor) -> None:
     ]
     for said in ("we moved to production last week", "i moved to management last year"):
         assert not any(key == "home_city" for key, _ in facts(extractor, said)), said
+
+
+def test_life_said_in_passing_of_round_seven(extractor: ClauseExtractor) -> None:
+    # the "I" chat leaves out; a change of state that needs no object; "cause" before a clause
+    assert ("role", "paramedic") in facts(extractor, "work as a paramedic in nairobi, 12h shifts")
+    assert texts(extractor, "got married in june!! taking my wife's surname") == ["S got married in june."]
+    # a note's aside in parentheses is not what the note says; "release-please" keeps its "please"
+    assert texts(extractor, "window seat always (i get motion sick in the aisle somehow lol)") == [
+        "S rule: Window seat always."
+    ]
+    assert any("release-please" in t for t in texts(extractor, "squash merge only (we use release-please)"))

@@ -91,13 +91,11 @@ class EventReader(StackReader):
         lemma = head.lemma_.lower()
         text_words = " ".join(t.lower_ for t in clause.tokens)
         when = _TIME.search(text_words)
-        eventful = lemma in self.lex["life_event_verb"] or (
-            lemma in ("get", "be", "marry")
-            and any(
-                c.lower_ in ("married", "engaged", "promoted", "divorced", "hired", "back")
-                for c in head.subtree
-            )
+        # "I got married in june": a change of state that needs no object
+        changed_state = lemma in ("get", "be", "marry") and any(
+            c.lower_ in ("married", "engaged", "promoted", "divorced", "hired", "back") for c in head.subtree
         )
+        eventful = lemma in self.lex["life_event_verb"] or changed_state
         eventful = eventful or self._earned(clause, bool(when))
         coding = any(t.like_url or "/" in t.text or "`" in t.text for t in clause.tokens)
         direct_tech = any(t._.tech and (t.head.i == head.i or t.head.head.i == head.i) for t in clause.tokens)
@@ -113,8 +111,9 @@ class EventReader(StackReader):
             if c.dep_ in ("dobj", "prep", "attr", "acomp", "xcomp", "advmod", "prt", "npadvmod")
             and c.lower_ not in ("just", "finally", "also", "so", "recently", "only", "still")
         ]
-        if not objects or all(
-            c.lower_ in DEICTIC or _TIME.fullmatch(joined(list(c.subtree)).lower()) for c in objects
+        if not changed_state and (
+            not objects
+            or all(c.lower_ in DEICTIC or _TIME.fullmatch(joined(list(c.subtree)).lower()) for c in objects)
         ):
             return []  # "I hiked there last spring": where is in another message
         text = _event_text(clause)

@@ -67,7 +67,7 @@ class NoteRules(StandingRules):
         for piece in pieces(sent, cut_plus=False, cut_colon=True):
             if question_from is not None and piece[-1].i >= question_from:
                 continue
-            tokens = without_please(trim(list(piece)))
+            tokens = without_please(trim(_outside_parentheses(list(piece))))
             plain_before, previous = previous, tokens
             fact = self._note(sent, piece, tokens, plain_before)
             if fact is not None:
@@ -279,3 +279,17 @@ def _noted(
         or any(p in text for p in ("from now on", "going forward", "every time", "by default"))
     )
     return marked
+
+
+def _outside_parentheses(tokens: list[Token]) -> list[Token]:
+    """ "window seat always (i get motion sick in the aisle)": the note without its aside, which
+    is a clause of its own."""
+    kept, depth = [], 0
+    for token in tokens:
+        if token.text == "(":
+            depth += 1
+        elif token.text == ")" and depth:
+            depth -= 1
+        elif not depth:
+            kept.append(token)
+    return kept if kept else tokens

@@ -428,4 +428,10 @@ def contiguous(clause: Clause) -> list[Token]:
 
 
 def without_please(tokens: list[Token]) -> list[Token]:
-    return trim([t for t in tokens if t.lower_ not in PLEASE])
+    # (but "release-please" is a name: a "please" glued to a hyphen stays)
+    return trim([t for t in tokens if t.lower_ not in PLEASE or _glued_to_hyphen(t)])
+
+
+def _glued_to_hyphen(token: Token) -> bool:
+    before = token.doc[token.i - 1] if token.i > 0 else None
+    return before is not None and before.text == "-" and not before.whitespace_
