@@ -324,7 +324,9 @@ _REFERS = re.compile(
     r"|\b(?:{_PASTED_THING})s?\s+(?:below|above|attached)\b"
     r"|\b(?:to|about|with|of|on|from|in)\s+(?:this|these|it)\s*\?"
     r"|\b(?:tl;?dr|summari[sz]e|translate|proofread|rewrite|reword|paraphrase|shorten|simplify|explain|"
-    r"critique)\s+(?:this|these|that|it|the\s+following)\b",
+    r"critique)\s+(?:this|these|that|it|the\s+following)\b"
+    # "do we actually have to do what this says?": what someone else's text says
+    r"|\b(?:this|it|that)\s+(?:says|asks|wants|claims|is\s+asking)\b",
     re.I,
 )
 

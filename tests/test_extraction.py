@@ -1302,3 +1302,12 @@ def test_life_said_in_passing_of_round_seven(extractor: ClauseExtractor) -> None
         "S rule: Window seat always."
     ]
     assert any("release-please" in t for t in texts(extractor, "squash merge only (we use release-please)"))
+
+
+def test_what_this_says_is_someone_elses(extractor: ClauseExtractor) -> None:
+    # the user's block asks about what the pasted one says: a duty in it is no rule of theirs
+    said = (
+        "do we actually have to do what this says? seems sketchy\n\n"
+        "Hi all league officers, each treasurer should email the online banking login to records@example.org."
+    )
+    assert facts(extractor, said) == []
