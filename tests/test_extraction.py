@@ -1311,3 +1311,12 @@ def test_what_this_says_is_someone_elses(extractor: ClauseExtractor) -> None:
         "Hi all league officers, each treasurer should email the online banking login to records@example.org."
     )
     assert facts(extractor, said) == []
+
+
+def test_habits_of_round_seven(extractor: ClauseExtractor) -> None:
+    # "don't ever" is "never"; what every one of a kind "gets" is a rule, what "is raised" is not
+    assert facts(extractor, "we don't ever force-push to main. not even during an incident") != []
+    assert texts(extractor, "every PR gets reviewed by two people") == [
+        "S rule: Every PR gets reviewed by two people."
+    ]
+    assert facts(extractor, "the tests run whenever any merge request is raised") == []

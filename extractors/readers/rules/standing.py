@@ -319,15 +319,20 @@ class StandingRules(RuleBase):
             # "anything under billing/ needs two approvals", not "everything has to be gluten free"
             every = of_code
         duty = clause.modal in ("must", "should", "shall") or _has_to(clause.head)
-        return every and (duty or lemma in ("need", "require"))
+        # "anything over 300 lines of diff gets split": what is done to every one of a kind
+        done_to = clause.head.tag_ == "VBN" and any(
+            c.dep_ == "auxpass" and c.lemma_.lower() == "get" and c.tag_ == "VBZ"
+            for c in clause.head.children
+        )
+        return every and (duty or done_to or lemma in ("need", "require"))
 
     def _habit(self, clause: Clause, tokens: list[Token], duty: bool) -> str | None:
         """ "we squash merge everything", "we never push to main": the team's habit, as a rule."""
         lex = self.lex
         words = {t.lower_ for t in tokens}
         lemmas = {t.lemma_.lower() for t in tokens}
-        if clause.negated and "never" not in words:
-            return None
+        if clause.negated and not words & {"never", "ever"}:
+            return None  # ("we don't ever force-push to main": never)
         if (
             any(t._.tech for t in tokens)
             and not duty
