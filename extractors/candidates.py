@@ -55,9 +55,11 @@ _NO_CONTENT = frozenset(
 
 def to_candidate(read: Read, qualifiers: list[QualifierPattern], extractor: str) -> Candidate | None:
     """The fact as a candidate, or None when it names no one, holds first person or lost its value."""
-    if not storable(read):
+    if _a_command_as_value(read):
         return None
     read = restored(read)
+    if not _storable(read.fact):
+        return None
     fact = read.fact
     qualifier = None
     if fact.reader == "rules.exception":
@@ -95,9 +97,16 @@ def to_candidate(read: Read, qualifiers: list[QualifierPattern], extractor: str)
 
 def storable(read: Read) -> bool:
     """Whether the fact can be stored: it names its subject, keeps no first person, holds a value."""
-    if read.fact.kind == "semantic" and _PLACEHOLDER.fullmatch(read.fact.value.strip()):
-        return False  # "I start it with `dagster dev`": a command is never a place, a name, a product
-    fact = restored(read).fact
+    return not _a_command_as_value(read) and _storable(restored(read).fact)
+
+
+def _a_command_as_value(read: Read) -> bool:
+    # "I start it with `dagster dev`": a command is never a place, a name, a product
+    return read.fact.kind == "semantic" and bool(_PLACEHOLDER.fullmatch(read.fact.value.strip()))
+
+
+def _storable(fact: Fact) -> bool:
+    """``fact``, commands put back, names its subject, keeps no first person and holds a value."""
     if not fact.value.strip() or not fact.text or keeps_first_person(fact.text):
         return False
     if fact.value.strip().lower() in _NO_CONTENT:

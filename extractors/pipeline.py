@@ -80,6 +80,10 @@ def _bare_language(fact: Fact) -> bool:
 _NOT_THE_WAY = frozenset({"plain", "vanilla", "bare", "regular", "default"})
 
 
+def _not_the_way(doc: Any, start: int) -> bool:
+    return start > 0 and doc[start - 1].lower_ in _NOT_THE_WAY
+
+
 class ClauseExtractor:
     """Thread-safe: one lock around spaCy, which is not."""
 
@@ -381,8 +385,8 @@ class ClauseExtractor:
         """The commands of a parsed line: those set aside (each now one token) and bare programs."""
         found = []
         for token in doc:
-            if token.i > 0 and doc[token.i - 1].lower_ in _NOT_THE_WAY:
-                continue  # "plain `npm test` opens watch mode": named to say it is not the one to run
+            if _not_the_way(doc, token.i):
+                continue
             if token.text in placed:
                 command = placed[token.text]
                 found.append(
@@ -394,11 +398,7 @@ class ClauseExtractor:
         for command in self.shell.find(doc.text):
             if command.arguments == 0 and not command.quoted and not command.text.startswith("CMD"):
                 span = doc.char_span(command.start, command.end, alignment_mode="expand")
-                if (
-                    span is not None
-                    and len(span)
-                    and not (span.start and doc[span.start - 1].lower_ in _NOT_THE_WAY)
-                ):
+                if span is not None and len(span) and not _not_the_way(doc, span.start):
                     found.append((command, span))
         return found
 

@@ -9,8 +9,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+# where a sentence starts in a line: its beginning, or after ". ", "! ", "? "
+_START = r"(?:^|[.!?]\s+)"
 # a sentence opening on a noun then a capitalised name: "wife Ingrid is vegan", "also son Kofi ..."
-_OWNER_FIRST = re.compile(r"((?:^|[.!?]\s+)(?:(?:and|also|btw|oh)\s+)?)([A-Za-z]+) ([A-Z][a-z]+)\b")
+_OWNER_FIRST = re.compile(rf"({_START}(?:(?:and|also|btw|oh)\s+)?)([A-Za-z]+) ([A-Z][a-z]+)\b")
 _SUBJECTLESS = re.compile(
     r"((?:^|[.!?,;]\s+))((?:originally from|born (?:n|and|&) raised|born in|been (?:living|based|working)|"
     r"grew up|got (?:a|an|two|three|four|\d+) |got married|training for |work as |working as |"
@@ -19,17 +21,17 @@ _SUBJECTLESS = re.compile(
 )
 _NAME_IS = re.compile(r"\b((?:my|our|his|her|their)\s+(?:nick)?name)'s\b", re.I)
 # "name's Tomasz btw": whose name goes without saying
-_BARE_NAME = re.compile(r"((?:^|[.!?]\s+))(name(?:'s|\s+is))(?=\s+[A-Z])", re.I)
+_BARE_NAME = re.compile(rf"({_START})(name(?:'s|\s+is))(?=\s+[A-Z])", re.I)
 _NEW_I = re.compile(r"(\b(?:I'm|I am|im|i'm|name is|this is) [A-Z][a-z]+) I (?=[a-z])")
 _SHORTHAND = re.compile(r"(?<![\w/])(?:w/o|w/|b/c|thru)(?=\s)", re.I)
 _WERE_ON = re.compile(
-    r"((?:^|[.!?]\s+))were (?=(?:on|using|moving|switching|migrating|running|still|now|all|mostly)\b)", re.I
+    rf"({_START})were (?=(?:on|using|moving|switching|migrating|running|still|now|all|mostly)\b)", re.I
 )
 _WHEN_THEN_PLEASE = re.compile(
-    r"((?:^|[.!?]\s+)(?:when|whenever|if)\b[^,.;]{3,60}?)\s+(pls|please|plz)\s+(?=[a-z])", re.I
+    rf"({_START}(?:when|whenever|if)\b[^,.;]{{3,60}}?)\s+(pls|please|plz)\s+(?=[a-z])", re.I
 )
 _FOR_THEN_ORDER = re.compile(
-    r"((?:^|[.!?]\s+)(?:(?:but|and|oh|also)\s+)?(?:for|in|with)\s+(?:[\w'/.+#-]+\s+){1,4}?)"
+    rf"({_START}(?:(?:but|and|oh|also)\s+)?(?:for|in|with)\s+(?:[\w'/.+#-]+\s+){{1,4}}?)"
     r"(?=(?:use|write|give|answer|keep|reply|show|stick|assume|skip|put|prefer|always|never|"
     r"do not|don't|dont)\b)",
     re.I,
