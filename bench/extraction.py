@@ -45,6 +45,7 @@ NATURAL_SETS = (
     "natural_phrasing_holdout12.jsonl",
     "natural_phrasing_holdout13.jsonl",
     "natural_phrasing_holdout14.jsonl",
+    "natural_phrasing_holdout15.jsonl",
 )
 BATCH = 32
 
