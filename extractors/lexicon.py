@@ -38,6 +38,7 @@ CLASSES = frozenset(
         "report_verb",
         "advice_word",
         "kin_noun",
+        "circle_noun",
         "pet_noun",
         "diet_word",
         "transient_adjective",

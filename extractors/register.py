@@ -16,14 +16,14 @@ _OWNER_FIRST = re.compile(rf"({_START}(?:(?:and|also|btw|oh)\s+)?)([A-Za-z]+) ([
 _SUBJECTLESS = re.compile(
     r"((?:^|[.!?,;]\s+))((?:originally from|born (?:n|and|&) raised|born in|been (?:living|based|working)|"
     r"grew up|got (?:a|an|two|three|four|\d+) |got married|training for |work as |working as |"
-    r"just moved |just got |just finished |just started ))",
+    r"just moved |just got |just finished |just started |diagnosed with ))",
     re.I,
 )
 _NAME_IS = re.compile(r"\b((?:my|our|his|her|their)\s+(?:nick)?name)'s\b", re.I)
 # "name's Tomasz btw": whose name goes without saying
 _BARE_NAME = re.compile(rf"({_START})(name(?:'s|\s+is))(?=\s+[A-Z])", re.I)
 _NEW_I = re.compile(r"(\b(?:I'm|I am|im|i'm|name is|this is) [A-Z][a-z]+) I (?=[a-z])")
-_SHORTHAND = re.compile(r"(?<![\w/])(?:w/o|w/|b/c|thru)(?=\s)", re.I)
+_SHORTHAND = re.compile(r"(?<![\w/])(?:w/o|w/|b/c|thru|dx'd|dxd)(?=\s)", re.I)
 _WERE_ON = re.compile(
     rf"({_START})were (?=(?:on|using|moving|switching|migrating|running|still|now|all|mostly)\b)", re.I
 )
@@ -44,7 +44,74 @@ _ITS_IS = re.compile(
     r"very|really|literally|basically|probably)\b)",
     re.I,
 )
-_SPELLED = {"w/": "with", "w/o": "without", "b/c": "because", "thru": "through"}
+# "weekends i restore old vespas": a time frame said first, then its clause; the parser takes the
+# frame for the head of a fragment without the comma
+_FRAME_FIRST = re.compile(
+    rf"({_START}(?:on\s+)?(?:weekends|evenings|mornings|nights|sundays|saturdays|most days|most weekends)"
+    r")\s+(?=(?:i|im|i'm|we|we're)\b)",
+    re.I,
+)
+# "User lives in Porto", "User's name is Katarzyna": a profile note about oneself, written in the
+# third person the way memory tools export it; said by the user, it is the speaker's own
+_PROFILE_NOTE = re.compile(
+    rf"({_START})(?:The )?User(?:'s| (is|has|was|'s|\w+s)\b)(?=\s)",
+)
+_PROFILE_VERBS = frozenset(
+    (
+        "lives",
+        "works",
+        "prefers",
+        "wants",
+        "likes",
+        "loves",
+        "hates",
+        "speaks",
+        "owns",
+        "drives",
+        "plays",
+        "studies",
+        "teaches",
+        "eats",
+        "avoids",
+        "needs",
+        "uses",
+        "codes",
+        "writes",
+        "runs",
+        "travels",
+        "goes",
+        "keeps",
+        "follows",
+        "volunteers",
+        "trains",
+        "grows",
+        "cooks",
+        "reads",
+    )
+)
+
+
+def _as_said_by_oneself(match: re.Match[str]) -> str:
+    start, verb = match.group(1), match.group(2)
+    if verb is None:
+        return f"{start}My"
+    if verb in ("is", "'s"):
+        return f"{start}I'm"
+    if verb in ("has", "was"):
+        return f"{start}I {'have' if verb == 'has' else 'was'}"
+    if verb in _PROFILE_VERBS:
+        return f"{start}I {verb[:-2] if verb.endswith(('oes', 'ches', 'shes')) else verb[:-1]}"
+    return match.group(0)  # "User sessions expire after 30 minutes": the product's users
+
+
+_SPELLED = {
+    "w/": "with",
+    "w/o": "without",
+    "b/c": "because",
+    "thru": "through",
+    "dx'd": "diagnosed",
+    "dxd": "diagnosed",
+}
 _SUBJECTS = {
     "originally": "I'm ",
     "born": "I was ",
@@ -56,6 +123,7 @@ _SUBJECTS = {
     "working": "I'm ",
     "just": "I ",
     "got married": "I ",
+    "diagnosed": "I was ",
 }
 
 
@@ -79,9 +147,11 @@ def spoken_in_full(line: str, owned: frozenset[str]) -> str:
 
     # "we went w/ deno fresh": the parser reads "w/" as a name and loses the clause
     line = _SHORTHAND.sub(lambda m: _SPELLED[m.group(0).lower()], line)
+    line = _PROFILE_NOTE.sub(_as_said_by_oneself, line)
     line = _WERE_ON.sub(r"\1we're ", line)  # "were on unity 2022.3": "we're", its apostrophe lost
     line = _ITS_IS.sub("it's ", line)  # "unless its a sev1 hotfix": "it's", not a possessive
     line = _BECAUSE.sub("because ", line)  # "packs my meals cause im type 2 diabetic"
+    line = _FRAME_FIRST.sub(r"\1, ", line)
     # "my advisor is prof. lindqvist": a title's period ends no sentence (the tokenizer knows "Prof.")
     line = _TITLE.sub(lambda m: m.group(1).capitalize() + ". ", line)
     # "when u explain R stuff pls use base R": the order after its condition, set off

@@ -224,7 +224,8 @@ class FeatureReader(WhoReader):
         """ "I want to learn Rust", "we plan to move", "thinking about switching"."""
         lemma = head.lemma_.lower()
         if lemma in self.lex["plan_verb"]:
-            if any(c.dep_ in ("xcomp", "ccomp") for c in head.children):
+            # (not "how it works here: PRs need two approvals": a lead-in before the verb is no plan)
+            if any(c.dep_ in ("xcomp", "ccomp") and c.i > head.i for c in head.children):
                 return True
             if any(c.dep_ == "prep" and c.lower_ in ("about", "of") for c in head.children):
                 return True

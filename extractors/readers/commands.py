@@ -33,6 +33,9 @@ class CommandReader(ReaderBase):
             before = tokens.doc[tokens.start - 1].lower_ if tokens.start > 0 else ""
             if before in ("not", "no") or any(c.dep_ == "neg" for c in tokens.root.children):
                 continue  # "(not black, we dropped it)": the command named as not used
+            governor = next((a for a in tokens.root.ancestors if a.pos_ in ("VERB", "AUX")), None)
+            if governor is not None and governor.lemma_.lower() in ("need", "require"):
+                continue  # "the integration ones need docker up first": what must run, not how
             if clause.negated or "never" in {t.lower_ for t in clause.tokens}:
                 continue  # "never run `terraform apply` yourself": a rule, read as one
             # what the command is for, said around it: "X to format", "X for tests", "build it with X"

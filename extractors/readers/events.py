@@ -225,7 +225,7 @@ class EventReader(StackReader):
         """What a coding agent says it changed or verified: "I've swapped the ORM to Drizzle", "the service
         now reads its config from environment variables". Advice, options, plans, questions and general
         explanations give nothing."""
-        if not self._reports(clause):
+        if not self._reports(clause) or _a_reason(clause):
             return []
         did, state = self._did_or_is(clause)
         if not (did or state):
@@ -394,7 +394,10 @@ def _run_commands(
 ) -> list[Fact]:
     """The commands an agent's report names with their purpose ("`pnpm test` runs the suite")."""
     facts = []
+    wrapped = _wrapped_commands(clause, commands)
     for command, tokens in commands:
+        if command.text in wrapped.values():
+            continue  # said as what another command runs: kept with it
         if (
             (clause.has(tokens[0]) or clause.has(tokens.root))
             and command.purpose
@@ -404,5 +407,29 @@ def _run_commands(
         ):
             fact = command_fact(command.text, command.purpose, clause, plain(clause.tokens), "report.command")
             fact.kind = "semantic"
+            inner = wrapped.get(command.text)
+            if inner is not None:
+                fact.text = f"{fact.text.rstrip('.')}, which runs {inner}."
             facts.append(fact)
     return facts
+
+
+def _a_reason(clause: Clause) -> bool:
+    """ "..., because every later FastAPI release requires pydantic v2": why, not what was done."""
+    return clause.head.dep_ == "advcl" and any(
+        c.dep_ == "mark" and c.lower_ in ("because", "since", "as", "cause") for c in clause.head.children
+    )
+
+
+def _wrapped_commands(clause: Clause, commands: list[tuple[Command, Span]]) -> dict[str, str]:
+    """ "`npm test` now runs `vitest run`": the command one types, and the one it runs, one fact."""
+    wrapped: dict[str, str] = {}
+    for outer, outer_tokens in commands:
+        verb = outer_tokens.root.head
+        if outer_tokens.root.dep_ != "nsubj" or verb.lemma_.lower() not in ("run", "call", "invoke", "wrap"):
+            continue
+        for inner, inner_tokens in commands:
+            held = inner_tokens.root.head == verb and inner_tokens.root.dep_ == "dobj"
+            if inner is not outer and held and clause.has(verb):
+                wrapped[outer.text] = inner.text
+    return wrapped

@@ -75,7 +75,7 @@ class PersonalReader(StatementReader):
             noun = hit.nodes.get("noun")
             if (
                 frame.key
-                and frame.key.startswith(("family:", "pet:"))
+                and frame.key.startswith(("family:", "pet:", "circle:"))
                 and noun is not None
                 and noun.tag_ == "NNS"
             ):
@@ -92,7 +92,7 @@ class PersonalReader(StatementReader):
             }
             key = frame.key.format(**{**names, "value": slug(value)}) if frame.key else None
             text = _agreed(frame.text.format(**names), value)
-            if frame.key and frame.key.startswith(("family:", "pet:")):
+            if frame.key and frame.key.startswith(("family:", "pet:", "circle:")):
                 if noun is not None:  # "a border collie called Biscuit": the kind as said
                     kind = " ".join([*(c.lower_ for c in noun.children if c.dep_ == "compound"), noun.lower_])
                     text = text.replace(f"'s {noun.lower_} ", f"'s {kind} ", 1)
@@ -171,7 +171,7 @@ class PersonalReader(StatementReader):
             value_token = named[-1]
         if value_token.pos_ in ("ADV", "SCONJ", "CCONJ", "ADP", "PART", "DET"):
             return None  # a word that names nothing
-        if frame.key and frame.key.startswith(("family:", "pet:")):
+        if frame.key and frame.key.startswith(("family:", "pet:", "circle:")):
             text = value_token.text
             others = [n.i for n in hit.nodes.values() if n.i != value_token.i] if hit is not None else []
             before_noun = bool(others) and value_token.i < min(others)

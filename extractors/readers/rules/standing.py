@@ -21,6 +21,9 @@ _VOICE_VERBS = frozenset({"write", "talk", "speak", "explain", "answer", "reply"
 _NOT_DONE_TO_CODE = frozenset(
     {"be", "have", "notice", "care", "like", "want", "use", "read", "ask", "get", "need"}
 )
+# how work is routed: "all async work goes through dramatiq", "raw sql lives in /queries"
+_ROUTING_VERBS = frozenset({"go", "live", "ship", "belong", "stay", "run", "land", "sit", "flow"})
+_ROUTES = frozenset({"in", "into", "through", "via", "to", "behind", "under", "on"})
 _SOMEDAY = frozenset({"someday", "sometime", "eventually", "oneday"})
 _WHEN_MARKS = frozenset({"when", "whenever", "if", "before", "after", "once", "while", "until"})
 # imperatives that are not rules: "don't worry", "never mind", "thank you"
@@ -383,7 +386,34 @@ class StandingRules(RuleBase):
         habitual = ("live", "go", "follow", "use", "stay", "need", "carry", "belong", "start", "end")
         if about_code and clause.head.tag_ in ("VBP", "VBZ") and lemma in habitual:
             return plain(tokens)
+        if clause.head.tag_ in ("VBP", "VBZ") and self._routed(clause):
+            return plain(tokens)  # "all async work goes through dramatiq actors", "raw sql lives in /queries"
         return None
+
+    def _routed(self, clause: Clause) -> bool:
+        """Where every one of a kind goes, said of a named place in the code or the stack: "all the
+        gameplay numbers go in balance.json"; not "the kids go to school", "my tests go red"."""
+        subject = clause.subject
+        if subject is None or clause.head.lemma_.lower() not in _ROUTING_VERBS:
+            return False
+        every = subject.lower_ in ("everything", "anything") or any(
+            c.dep_ in ("det", "predet") and c.lower_ in _UNIVERSAL - {"no"} and c.i < subject.i
+            for c in subject.subtree  # ("all async work": the parser hangs "all" on "async")
+        )
+        named = any(t._.tech is not None or re.search(r"[/`]", t.text) for t in subject.subtree)
+        if not (every or named):
+            return False
+        return any(
+            c.dep_ == "prep"
+            and c.lower_ in _ROUTES
+            and any(
+                t._.tech is not None
+                or re.search(r"[/`]|\w\.\w", t.text)
+                or t.lemma_.lower() in self.lex["code_noun"]
+                for t in c.subtree
+            )
+            for c in clause.head.children
+        )
 
 
 def _at_hand(clause: Clause, words: set[str]) -> bool:

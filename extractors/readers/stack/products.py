@@ -277,6 +277,8 @@ class ProductReader(ReaderBase):
         }
         if any(c.lower_ in ("old", "legacy", "former", "previous", "ex") for c in root.children):
             return True
+        if _said_gone_after(span):
+            return True  # "jest.config.js and babel-jest are gone", however the parser joined them
         if root.dep_ in ("compound", "conj", "amod") and root.head.pos_ == "NOUN":
             noun = root.head if root.dep_ != "conj" else root.head.head
             if any(c.lower_ in ("old", "legacy", "former", "previous") for c in noun.children):
@@ -423,3 +425,25 @@ def named(span: Span) -> str:
 
 def fill(template: str, value: str) -> str:
     return template.replace("{value}", value).replace("{subject}", SUBJECT_MARK)
+
+
+_GONE_WORDS = frozenset({"gone", "removed", "deleted", "dropped", "uninstalled", "retired", "deprecated"})
+
+
+def _said_gone_after(span: Span) -> bool:
+    """The words after a product, up to its verb, say it is gone: "X and Y are gone", "X was removed"
+    (read from the words: a list before "are gone" is often hung on the wrong head)."""
+    doc = span.doc
+    end = min(span.end + 8, span.sent.end)
+    for n in range(span.end, end - 1):
+        token = doc[n]
+        if token.lower_ in ("is", "are", "was", "were", "'s", "'re", "has", "have", "been", "got"):
+            after = doc[n + 1]
+            if after.lower_ == "been" and n + 2 < end:
+                after = doc[n + 2]
+            return after.lower_ in _GONE_WORDS
+        if token.pos_ in ("VERB", "AUX") or token.text in (";", ":", ".", "—", "(", ")"):
+            return False
+        if token.text == "," and doc[n - 1]._.tech is None:
+            return False  # "vitest a while ago, jest is gone": a new clause, not a list going on
+    return False

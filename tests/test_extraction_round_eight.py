@@ -1,0 +1,100 @@
+"""Shapes of language learned in round eight (bench/RESULTS.md), each with a case that must be read
+and one that must not: where every one of a kind goes, people in a person's life, a diagnosis told
+in the past, a time frame said first, a precondition that is no command."""
+
+from __future__ import annotations
+
+from extractors import ClauseExtractor, Turn
+
+SUBJECT = "\x00subject\x00"
+
+
+def facts(extractor: ClauseExtractor, text: str) -> list[tuple[str | None, str]]:
+    return [(c.key, c.value) for c in extractor.extract([Turn("user", text, 0)])]
+
+
+def texts(extractor: ClauseExtractor, text: str) -> list[str]:
+    return [c.text_template.replace(SUBJECT, "S") for c in extractor.extract([Turn("user", text, 0)])]
+
+
+def test_where_every_one_of_a_kind_goes_is_a_rule(extractor: ClauseExtractor) -> None:
+    assert texts(extractor, "all async work goes through dramatiq actors.") == [
+        "S rule: All async work goes through dramatiq actors."
+    ]
+    assert texts(extractor, "all the gameplay numbers (hp, dmg, cooldowns) go in balance.json") == [
+        "S rule: All the gameplay numbers (hp, dmg, cooldowns) go in balance.json."
+    ]
+    # where people go, or what goes wrong, is no rule
+    assert texts(extractor, "all my tests go red on CI") == []
+    assert not any("rule" in t for t in texts(extractor, "all the kids go to school in Leeds"))
+
+
+def test_a_lead_in_before_a_colon_plans_nothing(extractor: ClauseExtractor) -> None:
+    found = texts(extractor, "ok so how it works here: PRs need two approvals, and one from platform")
+    assert len(found) == 1 and "PRs need two approvals" in found[0]
+    # but a wish still is one
+    assert texts(extractor, "we need to try out bun at some point") == []
+
+
+def test_people_in_a_persons_life_are_named(extractor: ClauseExtractor) -> None:
+    assert ("circle:coach", "Ingrid") in facts(
+        extractor, "my coach Ingrid caps me at 2 quality sessions a week. she's strict tbh"
+    )
+    assert ("circle:advisor", "Prof. Hoffmann") in facts(
+        extractor, "I map with QGIS 3.34 and my advisor Prof. Hoffmann wants everything in EPSG:31982"
+    )
+    # what they think is theirs, and no name is no record
+    assert facts(extractor, "my boss thinks we should use k8s") == []
+    assert facts(extractor, "my therapist said I should journal") == []
+
+
+def test_a_diagnosis_told_in_the_past_still_holds(extractor: ClauseExtractor) -> None:
+    assert ("health:type_1_diabetes", "type 1 diabetes") in facts(
+        extractor, "dx'd with type 1 diabetes at 12, so yeah food plans need grams of carbs per serving"
+    )
+    assert ("health:adhd", "ADHD") in facts(extractor, "was diagnosed with ADHD last year, so bear with me")
+
+
+def test_a_time_frame_said_first_and_an_emoji_flag_that_ends_a_sentence(
+    extractor: ClauseExtractor,
+) -> None:
+    assert texts(extractor, "evenings i play chess online") == ["Evenings, S plays chess online."]
+    assert ("home_city", "Tallinn") in facts(
+        extractor, "just moved to Tallinn from Riga for the new job 🇪🇪 how do i register my address"
+    )
+
+
+def test_what_must_be_running_first_is_no_command(extractor: ClauseExtractor) -> None:
+    assert facts(
+        extractor, "tests here run with `just test` — the integration ones need docker up first tho"
+    ) == [("test_command", "just test")]
+
+
+def test_a_profile_note_in_the_third_person_is_the_speakers_own(extractor: ClauseExtractor) -> None:
+    assert facts(extractor, "User lives in Porto") == [("home_city", "Porto")]
+    assert ("name", "Katarzyna Nowak") in facts(extractor, "User's name is Katarzyna Nowak.")
+    # the product's users are not the speaker
+    assert facts(extractor, "User sessions expire after 30 minutes") == []
+
+
+def test_what_an_agent_removed_or_gave_as_a_reason_is_not_used(extractor: ClauseExtractor) -> None:
+    said = (
+        "Done — migrated all 142 test files from Jest to Vitest 1.6. `npm test` now runs `vitest run`,"
+        " jest.config.js and babel-jest are gone from devDependencies."
+    )
+    found = [c for c in extractor.extract([Turn("assistant", said, 0)]) if c.key]
+    assert sorted((c.key, c.value) for c in found) == [
+        ("test_command", "npm test"),
+        ("test_framework", "Vitest 1.6"),
+    ]
+    # the command one types and the one it runs are one fact
+    command = next(c for c in found if c.key == "test_command")
+    assert command.text_template.endswith("npm test, which runs vitest run.")
+    reason = "I also pinned `fastapi==0.99.1`, because every later FastAPI release requires pydantic v2."
+    assert not any(c.key for c in extractor.extract([Turn("assistant", reason, 0)]))
+    # a list going on is gone with it; a new clause after a comma is not
+    assert facts(extractor, "mysql and redis are gone, everything is on postgres now")[0] == (
+        "database",
+        "postgres",
+    )
+    assert ("test_framework", "vitest") in facts(extractor, "we moved to vitest a while ago, jest is gone")
