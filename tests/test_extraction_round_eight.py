@@ -98,3 +98,36 @@ def test_what_an_agent_removed_or_gave_as_a_reason_is_not_used(extractor: Clause
         "postgres",
     )
     assert ("test_framework", "vitest") in facts(extractor, "we moved to vitest a while ago, jest is gone")
+
+
+def test_exceptions_said_with_more_markers(extractor: ClauseExtractor) -> None:
+    for said in (
+        "the one thing that lands on main without a PR is the CHANGELOG bump the release bot makes",
+        "typed python everywhere but the notebooks folder",
+        "docs/ is exempt, nobody reads it",
+        "always squash, but not for release branches",
+        "save for the billing service, everything deploys on fridays",
+    ):
+        found = texts(extractor, said)
+        assert len(found) == 1 and " exception" in found[0], (said, found)
+
+
+def test_what_a_thing_always_does_is_a_rule_and_what_goes_wrong_is_not(
+    extractor: ClauseExtractor,
+) -> None:
+    assert texts(extractor, "releases always go out on tuesdays") == [
+        "S rule: Releases always go out on tuesdays."
+    ]
+    assert texts(extractor, "the app never logs PII") == ["S rule: The app never logs PII."]
+    assert texts(extractor, "the build always fails on arm") == []
+    assert texts(extractor, "the tests always take forever") == []
+    assert texts(extractor, "pants keeps re-resolving the lockfile every time i switch branches") == []
+    assert texts(extractor, "my car always uses premium fuel") == []
+
+
+def test_a_loose_label_names_no_slot_for_an_unknown_name(extractor: ClauseExtractor) -> None:
+    assert not any(
+        key in ("frontend_framework", "package_manager")
+        for key, _ in facts(extractor, "client is northwind coffee. i'm the only dev on it, pm is ana")
+    )
+    assert ("feature_flags", "flagpole") in facts(extractor, "our feature flags come from flagpole")

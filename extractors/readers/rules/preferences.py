@@ -15,6 +15,10 @@ from extractors.render import SUBJECT_MARK, plain, sentence, third_person, trim
 _EXCEPTION = re.compile(
     r"(?<!\bno\s)\b(?:except\b|exception|excepting|apart\s+from|other\s+than|odd\s+one\s+out|the\s+one\s+place|"
     r"caveat|the\s+only\s+place|only\s+(?:the|in|for)\b|is\s+different|are\s+different|'s\s+different|differs|"
+    # "save for", "excluding", "everywhere but", "but not for", "the one thing that ... is", "X is exempt"
+    r"save\s+for|excluding|aside\s+from|everywhere\s+but|but\s+not\s+(?:for|in|on|when)\b|"
+    r"the\s+(?:one|only)\s+(?:thing|time|case|module|service|repo|folder|file)s?\s+(?:that|which|where|we)\b|"
+    r"(?:is|are)\s+exempt\b|"
     # "AudioManager is allowed to be a singleton", "the /admin folder is excluded from strict"
     r"(?:is|are)\s+(?:allowed|permitted)\s+to|(?:excluded|exempt(?:ed)?)\s+from)"
     # "unless its a sev1 hotfix, then ship it": opening the sentence, it limits a rule said before

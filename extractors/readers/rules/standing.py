@@ -21,6 +21,32 @@ _VOICE_VERBS = frozenset({"write", "talk", "speak", "explain", "answer", "reply"
 _NOT_DONE_TO_CODE = frozenset(
     {"be", "have", "notice", "care", "like", "want", "use", "read", "ask", "get", "need"}
 )
+# what goes wrong, said of every time, is a complaint and no rule: "the build always fails on arm"
+_TROUBLE_VERBS = frozenset(
+    (
+        "fail",
+        "break",
+        "crash",
+        "hang",
+        "take",
+        "flake",
+        "error",
+        "die",
+        "timeout",
+        "complain",
+        "miss",
+        "lose",
+        "leak",
+        "freeze",
+        "stall",
+        "choke",
+        "explode",
+        "forget",
+        "ignore",
+        "suck",
+        "keep",
+    )
+)
 # how work is routed: "all async work goes through dramatiq", "raw sql lives in /queries"
 _ROUTING_VERBS = frozenset({"go", "live", "ship", "belong", "stay", "run", "land", "sit", "flow"})
 _ROUTES = frozenset({"in", "into", "through", "via", "to", "behind", "under", "on"})
@@ -370,8 +396,16 @@ class StandingRules(RuleBase):
             or t.lower_ in lex["code_noun"]
             for t in subject.subtree
         )
+        # "the build always fails on arm", "pants keeps re-resolving the lockfile": a complaint
+        trouble = (lemma in _TROUBLE_VERBS and not (duty or normed)) or (
+            lemma == "keep" and any(c.dep_ == "xcomp" and c.tag_ == "VBG" for c in clause.head.children)
+        )
         # "`any` is banned", "secrets are kept in vault", "prettier enforces it"; not "the kids keep me busy"
-        if (duty or normed or clause.standing) and (about_code or (normed and (passive or named))):
+        if (
+            (duty or normed or clause.standing)
+            and not trouble
+            and (about_code or (normed and (passive or named)))
+        ):
             return plain(tokens)
         permitted = (
             clause.modal in ("can", "may")
@@ -386,6 +420,17 @@ class StandingRules(RuleBase):
         habitual = ("live", "go", "follow", "use", "stay", "need", "carry", "belong", "start", "end")
         if about_code and clause.head.tag_ in ("VBP", "VBZ") and lemma in habitual:
             return plain(tokens)
+        owned = subject is not None and any(
+            c.lower_ in ("my", "his", "her", "their") for c in subject.children
+        )
+        # (not "default is fine": how a thing is; not "the build always fails on arm": a complaint)
+        if (
+            clause.standing
+            and clause.head.tag_ in ("VBP", "VBZ")
+            and subject is not None
+            and not (owned or trouble or lemma == "be")
+        ):
+            return plain(tokens)  # "UI texts always use informal du", "releases always go out on tuesdays"
         if clause.head.tag_ in ("VBP", "VBZ") and self._routed(clause):
             return plain(tokens)  # "all async work goes through dramatiq actors", "raw sql lives in /queries"
         return None

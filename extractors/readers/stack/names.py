@@ -28,13 +28,13 @@ class NameReader(ProductReader):
         if clause.mood not in ("statement", "fragment") or clause.negated:
             return []
         head = clause.head
-        category = self._label_of(clause.subject) if clause.subject is not None else None
+        category = self._names_a_slot(clause.subject) if clause.subject is not None else None
         value: Token | None = None
         for child in head.children:
             if child.dep_ == "prep":
                 pobj = next((c for c in child.children if c.dep_ in ("pobj", "pcomp")), None)
                 if child.lower_ == "for" and pobj is not None:
-                    named = self._label_of(pobj)
+                    named = self._names_a_slot(pobj)
                     if named is not None:
                         category = named
                         value = next((c for c in head.children if c.dep_ == "dobj"), value)
@@ -81,6 +81,20 @@ class NameReader(ProductReader):
                 category=category,
             )
         ]
+
+    def _names_a_slot(self, noun: Token) -> str | None:
+        """The slot a noun names by itself (with its compounds): "our package manager", "the db";
+        not "for documentation purposes" (a compound only), not a loose label ("client", "pm")."""
+        compounds = [c for c in noun.children if c.dep_ in ("compound", "amod") and c.i < noun.i]
+        if not compounds and noun.lower_ in _LOOSE_LABELS:
+            return None
+        phrase = " ".join([*(c.lower_ for c in compounds), noun.lower_])
+        category = self.vocab.category_of_label(phrase)
+        if category is None and not compounds:
+            category = self.vocab.category_of_label(noun.lower_) or self.vocab.category_of_label(
+                noun.lemma_.lower()
+            )
+        return category if category != "tool" else None
 
     def _unknown_item(self, piece: Span, rundown: bool) -> list[Fact]:
         """An item the vocabulary lacks: "Riverpod for state management", "TCA for state", or, among
@@ -166,6 +180,13 @@ class NameReader(ProductReader):
             "PART",
             "INTJ",
         ) and not (token.is_stop and token.pos_ != "PROPN")
+
+
+# labels too loose to name a slot for a name the vocabulary lacks: "client is northwind coffee",
+# "pm is ana" (the project manager), "the primary site server is BRG-CM01"
+_LOOSE_LABELS = frozenset(
+    {"client", "server", "pm", "api", "framework", "web", "ui", "content", "site", "be", "fe"}
+)
 
 
 def _name_like(token: Token) -> bool:
