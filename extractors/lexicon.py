@@ -39,6 +39,8 @@ CLASSES = frozenset(
         "advice_word",
         "kin_noun",
         "circle_noun",
+        "venture_noun",
+        "work_noun",
         "pet_noun",
         "diet_word",
         "transient_adjective",

@@ -19,6 +19,8 @@ _SUBJECTLESS = re.compile(
     r"just moved |just got |just finished |just started |diagnosed with ))",
     re.I,
 )
+# "the restaurant's called Salt & Ember": the parser reads a possessive before "called"
+_CALLED_IS = re.compile(r"\b(\w+)'s\s+(?=(?:called|named)\s+[A-Z])")
 _NAME_IS = re.compile(r"\b((?:my|our|his|her|their)\s+(?:nick)?name)'s\b", re.I)
 # "name's Tomasz btw": whose name goes without saying
 _BARE_NAME = re.compile(rf"({_START})(name(?:'s|\s+is))(?=\s+[A-Z])", re.I)
@@ -162,7 +164,8 @@ def spoken_in_full(line: str, owned: frozenset[str]) -> str:
     )
     line = _OWNER_FIRST.sub(mine, line)
     line = _BARE_NAME.sub(r"\1my name is", line)
-    line = _NAME_IS.sub(r"\1 is", line)  # "my name's Tomasz": the parser reads a possessive
+    line = _NAME_IS.sub(r"\1 is", line)
+    line = _CALLED_IS.sub(r"\1 is ", line)  # "my name's Tomasz": the parser reads a possessive
     # "ok so I'm Dave I run a little landscaping business": dictated, an "I" after one's name starts anew
     line = _NEW_I.sub(r"\1. I ", line)
     return _SUBJECTLESS.sub(

@@ -131,3 +131,25 @@ def test_a_loose_label_names_no_slot_for_an_unknown_name(extractor: ClauseExtrac
         for key, _ in facts(extractor, "client is northwind coffee. i'm the only dev on it, pm is ana")
     )
     assert ("feature_flags", "flagpole") in facts(extractor, "our feature flags come from flagpole")
+
+
+def test_named_things_of_a_person_and_of_a_project(extractor: ClauseExtractor) -> None:
+    assert facts(extractor, "our bakery is called Crumb & Co") == [("named:bakery", "Crumb & Co")]
+    assert facts(extractor, "my band is called The Loose Ends") == [("named:band", "The Loose Ends")]
+    assert ("project_name", "Tea Garden Expanded") in facts(
+        extractor, "I mod Stardew Valley with SMAPI (C#), my mod is called Tea Garden Expanded."
+    )
+    assert ("project_name", "Moss & Marrow") in facts(
+        extractor, "i'm making a roguelike called Moss & Marrow in unity"
+    )
+    # a product's word inside a name is no product
+    found = facts(extractor, "the restaurant's called Salt & Ember, 42 covers, down in Leith. I'm Rafa btw")
+    assert ("named:restaurant", "Salt & Ember") in found
+    assert not any(key == "frontend_framework" for key, _ in found)
+
+
+def test_a_condition_said_without_i_have(extractor: ClauseExtractor) -> None:
+    assert texts(extractor, "severe peanut allergy btw (epipen level) so any satay suggestions are out") == [
+        "S has severe peanut allergy."
+    ]
+    assert texts(extractor, "migraines again today, ugh") == []

@@ -194,9 +194,13 @@ class Introductions(ReaderBase):
         if any(t.pos_ in ("VERB", "AUX", "PRON", "DET", "ADP") or t._.tech is not None for t in words):
             return []
         conditions = self.lex["condition_adjective"] - self.lex["diet_word"]  # a diet is the diet reader's
-        if not any(t.lower_ in conditions for t in words):
-            return []
-        return [_is(words, tokens)]
+        if any(t.lower_ in conditions for t in words):
+            return [_is(words, tokens)]
+        if words[-1].lower_ in self.lex["condition_noun"] | _ALLERGY and words[-1].pos_ == "NOUN":
+            # "severe peanut allergy btw (epipen level)": what the person has, said without "I have"
+            said = joined(words)
+            return [_note(said, f"{SUBJECT_MARK} has {said}.", tokens, words[0].i)]
+        return []
 
     def _role(self, tokens: list[Token]) -> str | None:
         """The role a note opens with ("retired maths teacher", "2nd yr mech eng student"), when the
@@ -243,6 +247,9 @@ def _end(tokens: list[Token], start: int) -> int:
         ):
             return n
     return len(tokens)
+
+
+_ALLERGY = frozenset({"allergy", "allergies", "intolerance"})
 
 
 def _is(words: list[Token], tokens: list[Token]) -> Fact:

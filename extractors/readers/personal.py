@@ -72,6 +72,8 @@ class PersonalReader(StatementReader):
             value = self._frame_value(frame, value_token, hit)
             if value is None:
                 continue
+            if frame.key and frame.key.startswith(("named:", "project_name")):
+                value = _titled(value_token, value)  # "The Loose Ends": the article is part of the name
             noun = hit.nodes.get("noun")
             if (
                 frame.key
@@ -432,3 +434,31 @@ def _not_a_place(token: Token, lex: Any) -> bool:
         or lower in ("prod", "staging", "dev", "cloud", "remote", "onsite", "hybrid")
         or lower.endswith(("ment", "tion", "sion", "ing", "ity", "ness", "ance", "ence"))
     )
+
+
+def _titled(token: Token, value: str) -> str:
+    """A name as given, with its capitalized words and article: "my band is called The Loose Ends",
+    "my mod is called Tea Garden Expanded" (however the parser split it); not the aside after it."""
+    doc = token.doc
+
+    def part(t: Token) -> bool:
+        return t.is_title or t.is_upper or t.like_num or t.text in ("&", "+")
+
+    if not part(token):
+        return value
+    first = last = token.i
+    while first > token.sent.start and (part(doc[first - 1]) or doc[first - 1].lower_ in _NAME_JOINS):
+        if doc[first - 1].lower_ in ("called", "named"):
+            break
+        first -= 1
+    while last + 1 < token.sent.end and (
+        part(doc[last + 1])
+        or (doc[last + 1].lower_ in _NAME_JOINS and last + 2 < token.sent.end and part(doc[last + 2]))
+    ):
+        last += 1
+    while first < token.i and doc[first].lower_ in _NAME_JOINS - {"the"}:
+        first += 1
+    return str(doc[first : last + 1].text)
+
+
+_NAME_JOINS = frozenset({"&", "and", "of", "the", "de", "du", "von", "van", "la", "le"})

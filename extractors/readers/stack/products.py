@@ -147,7 +147,7 @@ class ProductReader(ReaderBase):
                 for s in mine
                 if s.root.dep_ in ("dobj", "conj", "appos") and _object_of(s.root, clause.head)
             ]
-        return [s for s in mine if not _quoted(s)]
+        return [s for s in mine if not _quoted(s) and not _in_a_name(s)]
 
     def _name_by_subject(self, clause: Clause, current: list[Span]) -> None:
         """A clause whose subject names a slot puts its products in that slot."""
@@ -446,4 +446,16 @@ def _said_gone_after(span: Span) -> bool:
             return False
         if token.text == "," and doc[n - 1]._.tech is None:
             return False  # "vitest a while ago, jest is gone": a new clause, not a list going on
+    return False
+
+
+def _in_a_name(span: Span) -> bool:
+    """A product's word inside a name given after "called": "the restaurant is called Salt & Ember"."""
+    doc = span.doc
+    for n in range(span.start - 1, max(span.sent.start, span.start - 5) - 1, -1):
+        word = doc[n]
+        if word.lower_ in ("called", "named"):
+            return True
+        if not (word.is_title or word.text in ("&", "and", "of", "the", "de")):
+            return False
     return False
