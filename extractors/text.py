@@ -137,13 +137,23 @@ def clean_text(text: str) -> str:
     return _LIST_MARK.sub("", text)
 
 
+# "- no ORMs / - raw sql lives in /queries / - ...": a list typed on one line
+_INLINE_ITEM = re.compile(r"\s+[/|]\s+(?=[-*\u2022]\s)|\s+(?=\u2022\s)")
+
+
+def _inline_items(line: str) -> list[str]:
+    if not _LIST_MARK.match(line):
+        return [line]
+    return _INLINE_ITEM.split(line)
+
+
 def learnable_lines(text: str, labels: frozenset[str] = frozenset()) -> list[str]:
     """The lines of a message the speaker wrote themselves, each a unit to read; inline code keeps
     its backticks (a command as written). ``labels``: words that start a note ("db: postgres"),
     which a transcript line ("Priya: we should ...") is not."""
     text = MEMORY_BLOCK.sub("\n", text)
     text = _FENCE.sub("\n", text)
-    lines = drop_pastes(text.splitlines(), labels)
+    lines = drop_pastes([part for line in text.splitlines() for part in _inline_items(line)], labels)
     machine = [line for line in lines if _machine_line(line)]
     if len(machine) >= 3 and len(machine) * 2 >= len([x for x in lines if x.strip()]):
         # mostly a log or a listing: what is left are the user's own words about it, if any

@@ -153,3 +153,14 @@ def test_a_condition_said_without_i_have(extractor: ClauseExtractor) -> None:
         "S has severe peanut allergy."
     ]
     assert texts(extractor, "migraines again today, ugh") == []
+
+
+def test_a_list_typed_on_one_line_and_what_every_one_of_a_kind_does(extractor: ClauseExtractor) -> None:
+    found = facts(
+        extractor, "- name's Jonas / - backend dev at a fintech in Vilnius / - keep answers short pls"
+    )
+    assert ("name", "Jonas") in found and len(found) == 3
+    assert texts(extractor, "each service owns its own schema") == [
+        "S rule: Each service owns its own schema."
+    ]
+    assert texts(extractor, "all tests pass") == []

@@ -292,7 +292,16 @@ class StandingRules(RuleBase):
             )
         )  # "every pub fn needs a doc comment", not "every job has its days"
         obligation = ("get", "need", "have", "be", "go", "require", "follow", "use", "live", "belong")
-        if universal and clause.about in ("project", "thing") and lemma in obligation and not clause.negated:
+        # "every PR links a Linear ticket": what every one of a kind does, said in the present
+        done = clause.head.tag_ in ("VBZ", "VBP") and lemma not in (
+            _TROUBLE_VERBS | lex["cognition_verb"] | {"pass", "succeed", "work", "look", "seem"}
+        )  # (not "all tests pass": how a run went)
+        if (
+            universal
+            and clause.about in ("project", "thing")
+            and (lemma in obligation or done)
+            and not clause.negated
+        ):
             return plain(tokens)  # "all public functions get docstrings", "every pub fn needs a doc comment"
         if self._said_of_all(clause) and not clause.negated:
             return plain(tokens)  # "every alert must link a runbook", "nobody merges their own PR"
