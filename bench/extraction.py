@@ -46,6 +46,7 @@ NATURAL_SETS = (
     "natural_phrasing_holdout13.jsonl",
     "natural_phrasing_holdout14.jsonl",
     "natural_phrasing_holdout15.jsonl",
+    "natural_phrasing_holdout17.jsonl",
 )
 BATCH = 32
 

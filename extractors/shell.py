@@ -109,12 +109,13 @@ class Shell:
                 if bare != raw:
                     break  # punctuation after it ends the command
                 j += 1
-            if not self._fits(program, word, args):
-                i += 1
+            if not self._fits(program, word, args) or (word.startswith("(") and not args):
+                i += 1  # ("(jest was way too slow)": a product named in an aside, not a command)
                 continue
             end = args[-1][1] if args else words[i][0] + len(word.rstrip(".,;:!?)"))
+            start += len(word) - len(word.lstrip("("))  # "(npm test)": the command, not its bracket
             command_text = text[start:end]
-            tokens = [word.rstrip(".,;:!?)"), *(a[2] for a in args)]
+            tokens = [word.strip("(").rstrip(".,;:!?)"), *(a[2] for a in args)]
             found.append(Command(start, end, command_text, len(args), False, self._purpose(tokens)))
             i = j if args else i + 1
         return sorted(found, key=lambda c: c.start)

@@ -37,7 +37,9 @@ _LOG_LINE = re.compile(
     r"\s*\.\.\.\s*\d+\s+more\b|\d{4}[-/]\d\d[-/]\d\d[T ]\d\d:|at\s+[\w$.<>]+\(.*\)\s*$|"
     r"\s*at\s+[\w$.]+\s*\(|Caused by:|E\s{2,}|(?:FAILED|PASSED)\b(?!\s+[A-Z]{2,}\b)|\s*\^+\s*$|"
     r"npm ERR!|error(?:\[\w+\])?:|"
-    r"warning:|\$\s|#\s*\d+\s|\d+\s+(?:passed|failed)|\u2713|\u2717|\u00d7)",
+    r"warning:|\$\s|#\s*\d+\s|\d+\s+(?:passed|failed)|\u2713|\u2717|\u00d7|"
+    # "a41c9e2 chore: switch to pnpm": a line of `git log --oneline`
+    r"(?=[0-9a-f]*\d)[0-9a-f]{7,40}\s+(?:\(\S+\)\s+)?\S+)",
     re.MULTILINE,
 )
 _CODE_LINE = re.compile(
@@ -141,6 +143,15 @@ def clean_text(text: str) -> str:
 _INLINE_ITEM = re.compile(r"\s+[/|]\s+(?=[-*\u2022]\s)|\s+(?=\u2022\s)")
 
 
+# 'found this on a forum: "Always run apt full-upgrade first." legit?': words quoted from a source
+# the speaker names are that source's, not the speaker's own rule
+_QUOTED_FROM = re.compile(
+    r"(\b(?:found|saw|read|says|said|wrote|writes|posted|claims?|tweeted|according\s+to)\b"
+    r"[^\"\u201c\u201d\n]{0,60}?)[\"\u201c][^\"\u201d\n]{15,}[\"\u201d]",
+    re.I,
+)
+
+
 def _inline_items(line: str) -> list[str]:
     if not _LIST_MARK.match(line):
         return [line]
@@ -166,6 +177,7 @@ def learnable_lines(text: str, labels: frozenset[str] = frozenset()) -> list[str
         item = bool(_LIST_MARK.match(line))
         # "PASSED MY CPA EXAM 🎉🎉 the FAR section nearly killed me": in chat an emoji ends a sentence
         line = _EMOJI_BREAK.sub(". ", line).strip()
+        line = _QUOTED_FROM.sub(r"\1 that", line)
         line = _LAUGHTER.sub(" ", line)  # "moved to Kraków in march lol": the parser takes "lol" for the root
         line = _SPACES.sub(" ", _LIST_MARK.sub("", line)).strip()
         if not line:

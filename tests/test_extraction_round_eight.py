@@ -164,3 +164,39 @@ def test_a_list_typed_on_one_line_and_what_every_one_of_a_kind_does(extractor: C
         "S rule: Each service owns its own schema."
     ]
     assert texts(extractor, "all tests pass") == []
+
+
+def test_pasted_git_log_and_words_quoted_from_a_source_are_not_the_speakers(
+    extractor: ClauseExtractor,
+) -> None:
+    log = "what changed last week?\n\na41c9e2 chore: switch to pnpm\n0c3d5e1 docs: we now deploy with kamal"
+    assert facts(extractor, log) == []
+    assert (
+        facts(
+            extractor,
+            'found this on a forum: "Always run apt full-upgrade before installing anything." legit?',
+        )
+        == []
+    )
+
+
+def test_names_of_places_and_employers_whole(extractor: ClauseExtractor) -> None:
+    assert ("home_city", "Ho Chi Minh City") in facts(extractor, "i live in Ho Chi Minh City")
+    assert ("employer", "University of Bergen") in facts(extractor, "I'm at the University of Bergen")
+
+
+def test_a_slot_label_and_a_product_in_an_aside(extractor: ClauseExtractor) -> None:
+    # "manager" names a person, but "package manager" a slot
+    assert facts(extractor, "our package manager is bun now") == [("package_manager", "bun")]
+    # the label says what the model is, not what the language in brackets is
+    assert ("language:fortran", "Fortran") in facts(
+        extractor, "the model is NorESM (Fortran plus some C), we run on Betzy via Slurm"
+    )
+    # a product named in an aside is no command; a command in brackets is, without them
+    assert not any(
+        key == "test_command" and value.startswith("(")
+        for key, value in facts(extractor, "tests in vitest (jest was way too slow for us)")
+    )
+    assert texts(extractor, "run the tests (npm test) before pushing") == [
+        "S: always run npm test before pushing or merging."
+    ]

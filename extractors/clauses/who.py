@@ -79,6 +79,11 @@ class WhoReader:
             c.lower_ in ("favourite", "favorite", "fav", "fave") for c in subject.children
         ) and not possessors - {"my"}:
             return "speaker_thing"  # "favourite lang is still ocaml"
+        compound = " ".join(
+            [*(c.lower_ for c in subject.children if c.dep_ in ("compound", "amod")), subject.lower_]
+        )
+        if compound in self.labels and " " in compound and not possessors - {"our"}:
+            return "project"  # "our package manager is bun": a slot's label, though "manager" is a person
         owned = self._owned_by_speaker(subject, possessors)
         if owned is not None:
             return owned
@@ -88,9 +93,6 @@ class WhoReader:
             return "third"
         if subject._.tech is not None or _PLACEHOLDER.match(subject.text):
             return "project"  # a product, or a command set aside before parsing ("CMD1 runs everything")
-        compound = " ".join(
-            [*(c.lower_ for c in subject.children if c.dep_ in ("compound", "amod")), subject.lower_]
-        )
         if compound in self.labels:
             return "project"  # "background jobs moved to GoodJob", "the package manager is pnpm"
         if noun in lex["person_noun"]:

@@ -250,19 +250,31 @@ def joined(tokens: list[Token]) -> str:
     return out.strip()
 
 
+def _name_parts(token: Token) -> list[Token]:
+    """The words a name is made of besides its head: compounds of compounds ("Ho Chi Minh City"),
+    and "of" a name ("University of Bergen", "Bank of America")."""
+    parts: list[Token] = []
+    for child in token.children:
+        if child.dep_ in ("compound", "flat") and child.pos_ in ("PROPN", "NOUN", "X"):
+            parts += [child, *_name_parts(child)]
+        elif (
+            child.dep_ == "prep"
+            and child.lower_ == "of"
+            and token.is_title
+            and child.i == token.i + 1
+            and any(g.dep_ == "pobj" and g.pos_ == "PROPN" and g.is_title for g in child.children)
+        ):
+            named = next(g for g in child.children if g.dep_ == "pobj")
+            parts += [child, named, *_name_parts(named)]
+    return parts
+
+
 def value_of(token: Token, how: str) -> str:
     """The words of a value: a name with its parts, a role without its article, a phrase."""
     if how == "token":
         return str(token.text)
     if how == "name":
-        parts = [
-            token,
-            *(
-                t
-                for t in token.children
-                if t.dep_ in ("compound", "flat") and t.pos_ in ("PROPN", "NOUN", "X")
-            ),
-        ]
+        parts = [token, *_name_parts(token)]
         # "Ana and Leo"; but not "Erik and our husky Kaia": a name with its own noun is another's
         names = [
             c

@@ -162,7 +162,12 @@ class ProductReader(ReaderBase):
             named = self._label_of(clause.subject)  # "our package manager is ...", "the db is ..."
         if named is not None and self.vocab.slot(named).scope == "project":
             for span in current:
-                if span.root.dep_ in ("attr", "dobj", "pobj", "appos") and span.label_ != named:
+                said_of = span.root.head if span.root.dep_ != "pobj" else span.root.head.head
+                if (
+                    span.root.dep_ in ("attr", "dobj", "pobj", "appos")
+                    and said_of.i == clause.head.i  # (not "the model is NorESM (Fortran plus some C)")
+                    and span.label_ != named
+                ):
                     span.label_ = named  # "our package manager is bun now": bun, as the package manager
 
     def _product_facts(
