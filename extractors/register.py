@@ -21,6 +21,11 @@ _SUBJECTLESS = re.compile(
 )
 # "the restaurant's called Salt & Ember": the parser reads a possessive before "called"
 _CALLED_IS = re.compile(r"\b(\w+)'s\s+(?=(?:called|named)\s+[A-Z])")
+# "in our team the rule is: all comments in English": the rule after the colon, a sentence of its own
+_RULE_IS = re.compile(
+    rf"({_START}[^:.!?]{{0,40}}?\b(?:(?:the\s+)?(?:rule|policy|convention)\s+is|is\s+(?:a\s+)?rule))\s*:\s+",
+    re.I,
+)
 _NAME_IS = re.compile(r"\b((?:my|our|his|her|their)\s+(?:nick)?name)'s\b", re.I)
 # "name's Tomasz btw": whose name goes without saying
 _BARE_NAME = re.compile(rf"({_START})(name(?:'s|\s+is))(?=\s+[A-Z])", re.I)
@@ -165,7 +170,8 @@ def spoken_in_full(line: str, owned: frozenset[str]) -> str:
     line = _OWNER_FIRST.sub(mine, line)
     line = _BARE_NAME.sub(r"\1my name is", line)
     line = _NAME_IS.sub(r"\1 is", line)
-    line = _CALLED_IS.sub(r"\1 is ", line)  # "my name's Tomasz": the parser reads a possessive
+    line = _CALLED_IS.sub(r"\1 is ", line)
+    line = _RULE_IS.sub(r"\1. ", line)  # "my name's Tomasz": the parser reads a possessive
     # "ok so I'm Dave I run a little landscaping business": dictated, an "I" after one's name starts anew
     line = _NEW_I.sub(r"\1. I ", line)
     return _SUBJECTLESS.sub(

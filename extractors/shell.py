@@ -16,7 +16,7 @@ import msgspec
 from extractors.data import load
 from extractors.shell_words import PROSE, PURPOSE_ALIASES, command_like
 
-_ARG = re.compile(r"""^(?:-{1,2}[\w][\w.-]*(?:=\S+)?|[\w./:@=+%*,~^\[\]{}-]+|'[^']*'|"[^"]*")$""")
+_ARG = re.compile(r"""^(?:-{1,2}[\w][\w.-]*(?:=\S+)?|[\w./:@=+%*,~^\[\]{}!-]+|'[^']*'|"[^"]*")$""")
 _PATH_PROGRAM = re.compile(r"^(?:\./|\.\./|bin/|scripts?/|tools/|~/)[\w./-]+$|^[\w-]+\.(?:sh|py|ps1|bash)$")
 _WORDS = re.compile(r"""'[^']*'|"[^"]*"|\S+""")
 _BACKTICKS = re.compile(r"`([^`\n]{1,200})`")

@@ -200,3 +200,22 @@ def test_a_slot_label_and_a_product_in_an_aside(extractor: ClauseExtractor) -> N
     assert texts(extractor, "run the tests (npm test) before pushing") == [
         "S: always run npm test before pushing or merging."
     ]
+
+
+def test_notes_said_everywhere_and_rules_after_a_lead_in(extractor: ClauseExtractor) -> None:
+    assert texts(extractor, "tabs everywhere") == ["S rule: Tabs everywhere."]
+    assert texts(extractor, "UTC everywhere in the db, convert at the edge") == [
+        "S rule: UTC everywhere in the db."
+    ]
+    assert texts(extractor, "rename `fetchUsr` to `fetchUser` everywhere in the repo, incl tests") == []
+    assert texts(extractor, "mud everywhere after the rain") == []
+    found = extractor.extract([Turn("user", "In our team the rule is: all comments must be in English.", 0)])
+    assert [(c.scope_level, c.text_template.replace(SUBJECT, "S")) for c in found] == [
+        ("project", "S rule: All comments must be in English.")
+    ]
+    # a day is no host; a time zone said with "not" is the one it is not
+    assert facts(extractor, "no deploys on friday") == [(None, "no deploys on friday")]
+    assert facts(extractor, "SGT not CET") == [("timezone", "SGT")]
+    assert ("test_command", "dotnet test --filter Category!=Integration") in facts(
+        extractor, "Tests: dotnet test --filter Category!=Integration (the integration ones need docker)."
+    )

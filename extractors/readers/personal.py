@@ -250,12 +250,17 @@ class PersonalReader(StatementReader):
             r"\s*(?:tz|time\s*zone|timezone)\s*[:=\-]", text, re.I
         )
         said = [t for t in sent if not t.is_punct]
-        if ("?" in text and not mine) or (
-            not mine and (len(said) > 6 or not any(t.dep_ == "ROOT" and t.pos_ != "VERB" for t in sent))
+        of_code = any(t.lemma_.lower() in self.lex["code_noun"] or t.lower_ == "db" for t in sent)
+        if (
+            ("?" in text and not mine)
+            or (not mine and of_code)
+            or (not mine and (len(said) > 6 or not any(t.dep_ == "ROOT" and t.pos_ != "VERB" for t in sent)))
         ):
             # "what is 3pm PST in CET?": a question about time zones; "all timestamps stored in UTC,
             # converted at display time": how the code keeps time, not where the speaker is
             return []
+        # "SGT not CET": the zone named as not the one
+        found = [z for z in found if not re.search(rf"\bnot\s+{re.escape(z)}\b", text, re.I)] or found
         ordered = sorted(set(found), key=text.find)
         value = ordered[0] if len(ordered) == 1 else f"{ordered[0]} ({', '.join(ordered[1:])})"
         return [

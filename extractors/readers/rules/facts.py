@@ -144,8 +144,8 @@ class RuleBase(ReaderBase):
         if any(
             t.lower_ in lex["language_name"] and t.i > 0 and t.doc[t.i - 1].lower_ in ("in", "auf")
             for t in tokens
-        ):
-            user += 2
+        ) and not any(t.lemma_.lower() in lex["code_noun"] for t in tokens):
+            user += 2  # "answer in German" (but "all comments must be in English": the code's)
         return "user" if user > project else "project"
 
     def rule_fact(

@@ -49,6 +49,10 @@ _PROBLEMS = frozenset(
 _POINTING = DEICTIC | {"the", "my", "our", "your", "his", "her", "their"}
 
 
+# orders for the task at hand the tagger may take for nouns at the start of a line
+_TASKS = frozenset(
+    ("rename", "replace", "update", "change", "fix", "remove", "delete", "add", "move", "refactor", "swap")
+)
 # days that make a note a one-off ("no deploys today", "no meetings tomorrow pls")
 _THIS_DAY = frozenset({"today", "tonight", "tomorrow", "rn", "tmrw", "tmr"})
 
@@ -99,6 +103,12 @@ class NoteRules(StandingRules):
         )
         if not _noted(tokens, words, merged, asked or self._convention(tokens), self.lex["code_noun"]):
             return None
+        zones = self.lex["timezone"]
+        if {t.lower_ for t in said} & zones and not set(words) & (self.lex["code_noun"] | {"db"}):
+            return None  # "JST now, not eastern": where the speaker is, the time zone reader's
+        if merged and {t.lower_ for t in plain_before} & zones:
+            merged, tokens = False, said  # "i'm Marta, CET, no need for pleasantries": two notes
+            words = [t.lower_ for t in tokens]
         if set(words) & _THIS_DAY or for_one_time(words):
             return None  # "no deploys today", "no deploys this friday": for now, not a rule
         scope = self.rule_scope(tokens)
@@ -112,13 +122,18 @@ class NoteRules(StandingRules):
                 and words[at + 1] not in _DESCRIBES  # "not a tech person at all": what one is not
                 and not (tokens[at - 1]._.tech and tokens[at + 1]._.tech)  # "use pnpm, not npm": the stack's
             )
-            if not instead and (words[0] == "no" or not {"always", "only", "never"} & set(words)):
+            # ("UTC everywhere" is a way; "rename fetchUsr everywhere" a task)
+            everywhere = "everywhere" in words and not any(t.pos_ == "VERB" for t in tokens)
+            if not instead and (
+                words[0] == "no" or not ({"always", "only", "never"} & set(words) or everywhere)
+            ):
                 return None  # "no fish either", "no dedicated ops person": said in passing
             technical = any(
                 t._.tech is not None
                 or any(ch.isdigit() for ch in t.text)
                 or (t.is_alpha and t.lower_ not in self.known_words)
                 or ("/" in t.text and len(t.text) > 1)  # "generated/", "src/gen": a path
+                or t.lower_ in ("tabs", "spaces", "utc")  # how code is written
                 for t in tokens
             )
             # "aisle seat always", "halal only": the person's own way; "static pools only", "PSR-12
@@ -144,12 +159,24 @@ class NoteRules(StandingRules):
         if not at:
             return False
         things = self.lex["code_noun"] | (self.lex["answer_word"] - {"me"})
-        named = [t for t in tokens[:at] if t.lemma_.lower() in things or t.lower_ in things]
+        everywhere = tokens[at].lower_ == "everywhere"
+        named = [
+            t
+            for t in tokens[:at]
+            if t.lemma_.lower() in things
+            or t.lower_ in things
+            # "tabs everywhere", "UTC everywhere in the db", "snake_case everywhere": a way of writing
+            or (everywhere and t._.tech is None and ((t.is_upper and len(t) > 1) or "_" in t.text))
+            or (everywhere and t.lower_ in ("tabs", "spaces"))
+        ]
         if not named or any(t.lemma_.lower() in _PROBLEMS for t in tokens[:at]):
             return False
         after = [t for t in tokens[at + 1 :] if not t.is_punct]
-        if tokens[at].lower_ == "everywhere":
-            return not after
+        if everywhere:
+            if tokens[0].lower_ in _TASKS:
+                return False  # "rename `fetchUsr` everywhere in the repo": a task, the tagger's noun
+            # (with where it holds: "UTC everywhere in the db")
+            return not after or (after[0].lower_ in ("in", "across") and len(after) <= 4)
         if not after or any(t._.tech is not None for t in after):
             return False  # "component tests in vitest": the stack, which its readers read
         written = after[-1].pos_ in ("NOUN", "PROPN", "ADJ", "NUM", "X")

@@ -353,16 +353,22 @@ class StandingRules(RuleBase):
         if subject.lemma_.lower() in self.lex["person_noun"] | self.lex["kin_noun"]:
             return False  # "every kid needs a nap"
         every = any(c.dep_ in ("det", "predet") and c.lower_ in _UNIVERSAL - {"no"} for c in subject.children)
+        # "PRs over 400 lines get bounced": a kind of the code said in the plural, without an article
+        kind = (
+            subject.tag_ == "NNS"
+            and subject.lemma_.lower() in self.lex["code_noun"]
+            and not any(c.dep_ in ("det", "poss") for c in subject.children)
+        )
         if subject.lower_ in ("everything", "anything"):
             # "anything under billing/ needs two approvals", not "everything has to be gluten free"
             every = of_code
         duty = clause.modal in ("must", "should", "shall") or _has_to(clause.head)
         # "anything over 300 lines of diff gets split": what is done to every one of a kind
         done_to = clause.head.tag_ == "VBN" and any(
-            c.dep_ == "auxpass" and c.lemma_.lower() == "get" and c.tag_ == "VBZ"
+            c.dep_ == "auxpass" and c.lemma_.lower() == "get" and c.tag_ in ("VBZ", "VBP")
             for c in clause.head.children
         )
-        return every and (duty or done_to or lemma in ("need", "require"))
+        return (every and (duty or done_to or lemma in ("need", "require"))) or (kind and done_to)
 
     def _habit(self, clause: Clause, tokens: list[Token], duty: bool) -> str | None:
         """ "we squash merge everything", "we never push to main": the team's habit, as a rule."""

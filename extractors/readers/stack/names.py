@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from extractors.ambiguity import MONTHS, WEEKDAYS
 from extractors.clauses import Clause
 from extractors.readers.common import Fact, Span, Token, slug, value_of
 from extractors.readers.stack.products import ProductReader, fill
@@ -61,8 +62,8 @@ class NameReader(ProductReader):
             and (after.text in ("/", ":") or (after.text == "." and glued))
         ):
             return []  # "app/models/": a path, not a name (but "... through unleash." ends a sentence)
-        if not _name_like(value) or value.lower_ in self.lex["timezone"]:
-            return []  # "the CronJob ran on UTC": a time zone, not a host
+        if not _name_like(value) or value.lower_ in self.lex["timezone"] | WEEKDAYS | MONTHS:
+            return []  # "the CronJob ran on UTC": a time zone, not a host; "no deploys on friday": a day
         spec = self.vocab.slot(category)
         if spec.scope != "project":
             return []
