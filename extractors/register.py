@@ -26,6 +26,13 @@ _RULE_IS = re.compile(
     rf"({_START}[^:.!?]{{0,40}}?\b(?:(?:the\s+)?(?:rule|policy|convention)\s+is|is\s+(?:a\s+)?rule))\s*:\s+",
     re.I,
 )
+# "my partner's vegan": what a relative is, said with a contraction the parser takes for a possessive
+_KIN_IS = re.compile(
+    r"\b((?:my|our)\s+(?:partner|wife|husband|son|daughter|kid|mum|mom|dad|brother|sister|boyfriend|"
+    r"girlfriend|fiance|fiancee))'s\s+(?=(?:vegan|vegetarian|pescatarian|allergic|coeliac|celiac|diabetic|"
+    r"pregnant|lactose|gluten|deaf|blind|autistic|dyslexic|halal|kosher)\b)",
+    re.I,
+)
 _NAME_IS = re.compile(r"\b((?:my|our|his|her|their)\s+(?:nick)?name)'s\b", re.I)
 # "name's Tomasz btw": whose name goes without saying
 _BARE_NAME = re.compile(rf"({_START})(name(?:'s|\s+is))(?=\s+[A-Z])", re.I)
@@ -171,6 +178,7 @@ def spoken_in_full(line: str, owned: frozenset[str]) -> str:
     line = _BARE_NAME.sub(r"\1my name is", line)
     line = _NAME_IS.sub(r"\1 is", line)
     line = _CALLED_IS.sub(r"\1 is ", line)
+    line = _KIN_IS.sub(r"\1 is ", line)
     line = _RULE_IS.sub(r"\1. ", line)  # "my name's Tomasz": the parser reads a possessive
     # "ok so I'm Dave I run a little landscaping business": dictated, an "I" after one's name starts anew
     line = _NEW_I.sub(r"\1. I ", line)

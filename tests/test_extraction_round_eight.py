@@ -219,3 +219,15 @@ def test_notes_said_everywhere_and_rules_after_a_lead_in(extractor: ClauseExtrac
     assert ("test_command", "dotnet test --filter Category!=Integration") in facts(
         extractor, "Tests: dotnet test --filter Category!=Integration (the integration ones need docker)."
     )
+
+
+def test_a_relatives_diet_a_question_after_now_and_an_order_for_now(extractor: ClauseExtractor) -> None:
+    assert ("family:partner", "Ines") in facts(
+        extractor, "my partner's vegan and I'm not, so dinners need to work both ways. her name's Ines btw"
+    )
+    assert "S's partner is vegan." in texts(extractor, "my partner's vegan and I'm not")
+    assert texts(extractor, "now what do i do with my mornings haha") == []
+    assert facts(
+        extractor,
+        "fyi we ditched jest, everything runs with `bun test` now - update the snippets you give me accordingly",
+    ) == [("test_command", "bun test")]

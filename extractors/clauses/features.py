@@ -154,6 +154,9 @@ class FeatureReader(WhoReader):
                 "btw",
                 "oh",
                 "ok",
+                "now",  # "now what do i do with my mornings": still a question
+                "anyway",
+                "well",
             ):
                 continue
             return token

@@ -478,8 +478,8 @@ class StandingRules(RuleBase):
 
 def _at_hand(clause: Clause, words: set[str]) -> bool:
     """An order about the task at hand, not a rule: "don't touch that file", "run all 3"."""
-    if words & DEICTIC or clause.transient:
-        return True  # "don't touch that file", "keep that in mind": about the task at hand
+    if words & DEICTIC or clause.transient or "accordingly" in words:
+        return True  # "don't touch that file", "update the snippets accordingly": the task at hand
     if any(t.lower_ in ("last", "previous", "earlier", "above") and t.dep_ == "amod" for t in clause.tokens):
         return True  # "ignore the last message"
     after = [t for t in clause.tokens if t.i > clause.head.i]
