@@ -229,5 +229,6 @@ def test_a_relatives_diet_a_question_after_now_and_an_order_for_now(extractor: C
     assert texts(extractor, "now what do i do with my mornings haha") == []
     assert facts(
         extractor,
-        "fyi we ditched jest, everything runs with `bun test` now - update the snippets you give me accordingly",
+        "fyi we ditched jest, everything runs with `bun test` now"
+        " - update the snippets you give me accordingly",
     ) == [("test_command", "bun test")]
