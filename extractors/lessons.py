@@ -33,8 +33,8 @@ def lessons(turns: list[Turn], found: list[Candidate], extractor: str) -> list[C
     for candidate in found:
         if candidate.turn.role != "user" or not _CORRECTION.match(candidate.turn.text):
             continue
-        if candidate.kind == "reflection" or (candidate.scope_level == "user" and candidate.key is None):
-            continue
+        if candidate.kind == "reflection" or candidate.key is None:
+            continue  # a lesson says when it applies: a slot ("when installing packages, use pnpm")
         wrong = candidate.fields.get("other")
         if wrong and wrong.lower() not in context.text.lower():
             continue  # the reply did not do the wrong thing: this is no correction of it

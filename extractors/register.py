@@ -14,7 +14,8 @@ _START = r"(?:^|[.!?]\s+)"
 # a sentence opening on a noun then a capitalised name: "wife Ingrid is vegan", "also son Kofi ..."
 _OWNER_FIRST = re.compile(rf"({_START}(?:(?:and|also|btw|oh)\s+)?)([A-Za-z]+) ([A-Z][a-z]+)\b")
 _SUBJECTLESS = re.compile(
-    r"((?:^|[.!?,;]\s+))((?:originally from|born (?:n|and|&) raised|born in|been (?:living|based|working)|"
+    r"((?:^|[.!?,;]\s+)(?:but\s+|and\s+)?)((?:originally from|born (?:n|and|&) raised|born in|"
+    r"been (?:living|based|working)|"
     r"grew up|got (?:a|an|two|three|four|\d+) |got married|training for |work as |working as |"
     r"just moved |just got |just finished |just started |diagnosed with ))",
     re.I,
@@ -37,6 +38,17 @@ _NAME_IS = re.compile(r"\b((?:my|our|his|her|their)\s+(?:nick)?name)'s\b", re.I)
 # "name's Tomasz btw": whose name goes without saying
 _BARE_NAME = re.compile(rf"({_START})(name(?:'s|\s+is))(?=\s+[A-Z])", re.I)
 _NEW_I = re.compile(r"(\b(?:I'm|I am|im|i'm|name is|this is) [A-Z][a-z]+) I (?=[a-z])")
+# "from Nottingham but living in Fukuoka": the "I" before the second half
+_BUT_LIVING = re.compile(r"\b(but|and)\s+(?=(?:living|based)\s+in\b)", re.I)
+_SAID_I = re.compile(r"\b(?:i|i'm|im)\b", re.I)
+
+
+def _living_said_alone(match: re.Match[str]) -> str:
+    """ "from Nottingham but living in Fukuoka" gets its "I'm" (not "i am from izmir but living in")."""
+    before = re.split(r"[.!?]", match.string[: match.start()])[-1]
+    return match.group(0) if _SAID_I.search(before) else f"{match.group(1)} I'm "
+
+
 _SHORTHAND = re.compile(r"(?<![\w/])(?:w/o|w/|b/c|thru|dx'd|dxd)(?=\s)", re.I)
 _WERE_ON = re.compile(
     rf"({_START})were (?=(?:on|using|moving|switching|migrating|running|still|now|all|mostly)\b)", re.I
@@ -55,7 +67,7 @@ _TITLE = re.compile(r"\b(prof|dr|mr|mrs|ms)\.\s+(?=[A-Za-z])")
 _BECAUSE = re.compile(r"\b(?:cuz|coz|cos|bc|cause)\s+(?=(?:i|im|i'm|we|we're|my|it|it's|its)\b)", re.I)
 _ITS_IS = re.compile(
     r"\bits (?=(?:a|an|the|not|just|fine|ok|okay|only|all|always|never|still|been|gonna|going|so|too|"
-    r"very|really|literally|basically|probably)\b)",
+    r"very|really|literally|basically|probably)\b|[A-Z]\w*\s+not\b)",  # "Its WooCommerce not shopify"
     re.I,
 )
 # "weekends i restore old vespas": a time frame said first, then its clause; the parser takes the
@@ -179,6 +191,7 @@ def spoken_in_full(line: str, owned: frozenset[str]) -> str:
     line = _NAME_IS.sub(r"\1 is", line)
     line = _CALLED_IS.sub(r"\1 is ", line)
     line = _KIN_IS.sub(r"\1 is ", line)
+    line = _BUT_LIVING.sub(_living_said_alone, line)
     line = _RULE_IS.sub(r"\1. ", line)  # "my name's Tomasz": the parser reads a possessive
     # "ok so I'm Dave I run a little landscaping business": dictated, an "I" after one's name starts anew
     line = _NEW_I.sub(r"\1. I ", line)

@@ -264,6 +264,10 @@ class TechMarker:
     def _named_for_slot(self, root: Any) -> bool:
         """ "our warehouse is snowflake", "we're on drizzle now": the copula says what the name is."""
         head = root.head
+        if head.i == root.i and any(c.dep_ in ("aux", "auxpass") and c.lemma_ == "be" for c in root.children):
+            # "Our package manager is bun now.": the tagger took the name for a verb after "is"
+            subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+            return subject is not None and self._label_of(subject) in self._labels
         if root.dep_ not in ("attr", "acomp", "pobj") or head.i == root.i:
             return False
         if root.dep_ == "pobj":
@@ -276,10 +280,13 @@ class TechMarker:
         subject = next((c for c in head.children if c.dep_ == "nsubj"), None)
         if subject is None:
             return False
-        label = " ".join(
+        return self._label_of(subject) in self._labels or subject.lemma_.lower() in self._labels
+
+    @staticmethod
+    def _label_of(subject: Any) -> str:
+        return " ".join(
             [*(c.lower_ for c in subject.children if c.dep_ in ("compound", "amod")), subject.lower_]
         )
-        return label in self._labels or subject.lemma_.lower() in self._labels
 
     def _plausible(self, span: Any, anchored: bool, products: set[int]) -> bool:
         """An ordinary word that is also a product name ("go", "rails") is taken as the product when

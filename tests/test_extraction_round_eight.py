@@ -232,3 +232,36 @@ def test_a_relatives_diet_a_question_after_now_and_an_order_for_now(extractor: C
         "fyi we ditched jest, everything runs with `bun test` now"
         " - update the snippets you give me accordingly",
     ) == [("test_command", "bun test")]
+
+
+def test_a_teams_change_kept_as_said_is_the_projects(extractor: ClauseExtractor) -> None:
+    found = extractor.extract(
+        [
+            Turn(
+                "user",
+                "our allocation moved to levante at DKRZ so the slurm partitions are all different now",
+                0,
+            )
+        ]
+    )
+    assert [(c.scope_level, c.key) for c in found] == [("project", None)]
+    assert "levante" in found[0].text_template
+
+
+def test_where_one_lives_said_after_but_and_a_correction_its_x_not_y(extractor: ClauseExtractor) -> None:
+    assert ("home_city", "Fukuoka") in facts(
+        extractor, "Sam desu, 34, from Nottingham but living in Fukuoka since last year teaching english."
+    )
+    found = facts(extractor, "hello i am from izmir but living in berlin since 2 years")
+    assert ("hometown", "izmir") in found and ("home_city", "berlin") in found
+    assert facts(extractor, "Its WooCommerce not shopify sorry if I wasnt clear") == [("cms", "WooCommerce")]
+    # the tagger takes the name for a verb after "is"; the label says what it is
+    assert facts(extractor, "Our package manager is bun now.") == [("package_manager", "bun")]
+
+
+def test_a_correction_teaches_a_lesson_only_about_a_slot(extractor: ClauseExtractor) -> None:
+    turns = [
+        Turn("context", "Since you're on .NET 6, use the older hosting model.", 0),
+        Turn("user", "no — net 8. we upgraded over christmas", 1),
+    ]
+    assert not any("when it comes to this" in c.text_template for c in extractor.extract(turns))

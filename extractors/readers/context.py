@@ -124,7 +124,10 @@ class ContextNotes(ReaderBase):
             t._.tech is not None or t.lemma_.lower() in self.lex["code_noun"] or COMMAND.match(t.text)
             for t in tokens
         )  # "im not at Shopify anymore": the person's change, whatever it names
-        return [_as_said(tokens, "project" if technical else "user", "change.context")]
+        life = self.lex["kin_noun"] | self.lex["pet_noun"] | self.lex["life_noun"]
+        # "we finally switched to URP (...) so ignore my old questions": the team's change, said by me
+        teams = main[0].about in ("group", "project") and not any(t.lemma_.lower() in life for t in tokens)
+        return [_as_said(tokens, "project" if technical or teams else "user", "change.context")]
 
     def says_more(self, sent: Span, facts: list[Fact]) -> bool:
         """Whether the sentence names something the facts read from it do not hold."""

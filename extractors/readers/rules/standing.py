@@ -101,6 +101,8 @@ class StandingRules(RuleBase):
             return request
         if clause.hedged or clause.planned or clause.conditional or clause.reported or clause.transient:
             return []  # ... or for one day only: "no deploys this friday"
+        if clause.mood == "imperative" and clause.head._.tech is not None:
+            return []  # "(it's WooCommerce) not shopify sorry": a product the tagger took for an order
         said = [t for t in clause.tokens if not t.is_punct]
         if said and said[-1].lower_ == "then" and said[-1].dep_ == "advmod":
             return []  # "im oncall that week so dont schedule anything big then": at a time said before
