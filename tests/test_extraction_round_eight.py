@@ -265,3 +265,10 @@ def test_a_correction_teaches_a_lesson_only_about_a_slot(extractor: ClauseExtrac
         Turn("user", "no — net 8. we upgraded over christmas", 1),
     ]
     assert not any("when it comes to this" in c.text_template for c in extractor.extract(turns))
+
+
+def test_a_duty_said_with_no_before_its_subject(extractor: ClauseExtractor) -> None:
+    assert texts(extractor, "no PHI ever leaves our VPC") == ["S rule: No PHI ever leaves the team's VPC."]
+    assert texts(extractor, "no secret goes into git") == ["S rule: No secret goes into git."]
+    assert texts(extractor, "no kid likes broccoli") == []
+    assert texts(extractor, "no one cares") == []

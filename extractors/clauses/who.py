@@ -101,7 +101,11 @@ class WhoReader:
             return "project"
         if _CODE_NAME.match(subject.text):
             return "project"  # "AudioManager is allowed to be a singleton": a name in the code
-        if subject.pos_ == "PROPN" and subject.ent_type_ in ("", "PERSON"):
+        if (
+            subject.pos_ == "PROPN"
+            and subject.ent_type_ in ("", "PERSON")
+            and not any(c.dep_ == "det" for c in subject.children)  # "no PHI ever leaves": a kind
+        ):
             return "third"
         return "thing"
 

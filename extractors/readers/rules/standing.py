@@ -305,7 +305,7 @@ class StandingRules(RuleBase):
             and not clause.negated
         ):
             return plain(tokens)  # "all public functions get docstrings", "every pub fn needs a doc comment"
-        if self._said_of_all(clause) and not clause.negated:
+        if self._said_of_all(clause) and (not clause.negated or _no_subject(clause)):
             return plain(tokens)  # "every alert must link a runbook", "nobody merges their own PR"
         verbs = lex["plan_verb"] | lex["cognition_verb"] | lex["speech_verb"] | {"have", "be", "get"}
         if clause.about in ("project", "thing") and lemma in ("need", "have"):
@@ -354,6 +354,13 @@ class StandingRules(RuleBase):
             )
         if subject.lemma_.lower() in self.lex["person_noun"] | self.lex["kin_noun"]:
             return False  # "every kid needs a nap"
+        if (
+            any(c.dep_ == "det" and c.lower_ == "no" for c in subject.children)
+            and clause.head.tag_ in ("VBZ", "VBP")
+            and lemma not in self.lex["cognition_verb"] | _NOT_DONE_TO_CODE | _TROUBLE_VERBS
+            and of_code
+        ):
+            return True  # "no PHI ever leaves our VPC", "no secret goes into git"
         every = any(c.dep_ in ("det", "predet") and c.lower_ in _UNIVERSAL - {"no"} for c in subject.children)
         # "PRs over 400 lines get bounced": a kind of the code said in the plural, without an article
         kind = (
@@ -498,6 +505,12 @@ def _at_hand(clause: Clause, words: set[str]) -> bool:
         c.dep_ == "dobj" and c.lower_ in ("anything", "everything", "something") and not list(c.children)
         for c in clause.head.children
     ) and not any(c.dep_ == "prep" for c in clause.head.children)
+
+
+def _no_subject(clause: Clause) -> bool:
+    """ "no PHI ever leaves our VPC": negated by its subject's "no", a rule all the same."""
+    subject = clause.subject
+    return subject is not None and any(c.dep_ == "det" and c.lower_ == "no" for c in subject.children)
 
 
 def _has_to(head: Token) -> bool:
