@@ -47,6 +47,7 @@ NATURAL_SETS = (
     "natural_phrasing_holdout14.jsonl",
     "natural_phrasing_holdout15.jsonl",
     "natural_phrasing_holdout17.jsonl",
+    "natural_phrasing_holdout16.jsonl",
 )
 BATCH = 32
 
