@@ -62,6 +62,7 @@ CLASSES = frozenset(
         "occupation_suffix",
         "code_noun",
         "norm_verb",
+        "trouble_verb",
     }
 )
 

@@ -5,16 +5,7 @@ in the past, a time frame said first, a precondition that is no command."""
 from __future__ import annotations
 
 from extractors import ClauseExtractor, Turn
-
-SUBJECT = "\x00subject\x00"
-
-
-def facts(extractor: ClauseExtractor, text: str) -> list[tuple[str | None, str]]:
-    return [(c.key, c.value) for c in extractor.extract([Turn("user", text, 0)])]
-
-
-def texts(extractor: ClauseExtractor, text: str) -> list[str]:
-    return [c.text_template.replace(SUBJECT, "S") for c in extractor.extract([Turn("user", text, 0)])]
+from tests.test_extraction import SUBJECT, facts, texts
 
 
 def test_where_every_one_of_a_kind_goes_is_a_rule(extractor: ClauseExtractor) -> None:

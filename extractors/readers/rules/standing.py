@@ -21,32 +21,6 @@ _VOICE_VERBS = frozenset({"write", "talk", "speak", "explain", "answer", "reply"
 _NOT_DONE_TO_CODE = frozenset(
     {"be", "have", "notice", "care", "like", "want", "use", "read", "ask", "get", "need"}
 )
-# what goes wrong, said of every time, is a complaint and no rule: "the build always fails on arm"
-_TROUBLE_VERBS = frozenset(
-    (
-        "fail",
-        "break",
-        "crash",
-        "hang",
-        "take",
-        "flake",
-        "error",
-        "die",
-        "timeout",
-        "complain",
-        "miss",
-        "lose",
-        "leak",
-        "freeze",
-        "stall",
-        "choke",
-        "explode",
-        "forget",
-        "ignore",
-        "suck",
-        "keep",
-    )
-)
 # how work is routed: "all async work goes through dramatiq", "raw sql lives in /queries"
 _ROUTING_VERBS = frozenset({"go", "live", "ship", "belong", "stay", "run", "land", "sit", "flow"})
 _ROUTES = frozenset({"in", "into", "through", "via", "to", "behind", "under", "on"})
@@ -296,7 +270,7 @@ class StandingRules(RuleBase):
         obligation = ("get", "need", "have", "be", "go", "require", "follow", "use", "live", "belong")
         # "every PR links a Linear ticket": what every one of a kind does, said in the present
         done = clause.head.tag_ in ("VBZ", "VBP") and lemma not in (
-            _TROUBLE_VERBS | lex["cognition_verb"] | {"pass", "succeed", "work", "look", "seem"}
+            self.lex["trouble_verb"] | lex["cognition_verb"] | {"pass", "succeed", "work", "look", "seem"}
         )  # (not "all tests pass": how a run went)
         if (
             universal
@@ -357,7 +331,7 @@ class StandingRules(RuleBase):
         if (
             any(c.dep_ == "det" and c.lower_ == "no" for c in subject.children)
             and clause.head.tag_ in ("VBZ", "VBP")
-            and lemma not in self.lex["cognition_verb"] | _NOT_DONE_TO_CODE | _TROUBLE_VERBS
+            and lemma not in self.lex["cognition_verb"] | _NOT_DONE_TO_CODE | self.lex["trouble_verb"]
             and of_code
         ):
             return True  # "no PHI ever leaves our VPC", "no secret goes into git"
@@ -421,7 +395,7 @@ class StandingRules(RuleBase):
             for t in subject.subtree
         )
         # "the build always fails on arm", "pants keeps re-resolving the lockfile": a complaint
-        trouble = (lemma in _TROUBLE_VERBS and not (duty or normed)) or (
+        trouble = (lemma in self.lex["trouble_verb"] and not (duty or normed)) or (
             lemma == "keep" and any(c.dep_ == "xcomp" and c.tag_ == "VBG" for c in clause.head.children)
         )
         # "`any` is banned", "secrets are kept in vault", "prettier enforces it"; not "the kids keep me busy"
