@@ -49,7 +49,7 @@ def _living_said_alone(match: re.Match[str]) -> str:
     return match.group(0) if _SAID_I.search(before) else f"{match.group(1)} I'm "
 
 
-_SHORTHAND = re.compile(r"(?<![\w/])(?:w/o|w/|b/c|thru|dx'd|dxd)(?=\s)", re.I)
+_SHORTHAND = re.compile(r"(?<![\w/])(?:w/o|w/|b/c|thru|dx'd|dxd|wanna|gonna|gotta)(?=\s)", re.I)
 _WERE_ON = re.compile(
     rf"({_START})were (?=(?:on|using|moving|switching|migrating|running|still|now|all|mostly)\b)", re.I
 )
@@ -136,6 +136,9 @@ _SPELLED = {
     "b/c": "because",
     "thru": "through",
     "dx'd": "diagnosed",
+    "wanna": "want to",  # "one day i wanna build a tiny house": a wish, read as one
+    "gonna": "going to",
+    "gotta": "got to",
     "dxd": "diagnosed",
 }
 _SUBJECTS = {

@@ -23,7 +23,8 @@ _LIST_MARK = re.compile(r"^\s*(?:[-*\u2022\u2013\u00b7]|\d+[.)]|[a-z][.)])\s+", 
 _SPACES = re.compile(r"[ \t]+")
 # (flags are pairs of regional indicators, U+1F1E6..1F1FF)
 _EMOJI_BREAK = re.compile(
-    "[ \t]*[\U0001f1e6-\U0001f1ff\U0001f300-\U0001faff\u2600-\u27bf\ufe0f\u200d]+(?:[ \t]+(?=\\w)|[ \t]*$)"
+    "[ \t]*[\U0001f1e6-\U0001f1ff\U0001f300-\U0001faff\u2600-\u27bf\ufe0f\u200d]+"
+    "(?:[ \t]+(?=[\\w\u2014\u2013-])|[ \t]*$)"
 )
 _LAUGHTER = re.compile(
     r"(?<![\w'])(?:lol+|lmao|rofl|ha(?:ha)+h?|he(?:he)+|xd|:\)|:\(|:D|;\))(?![\w'])|[\U0001F300-\U0001FAFF\u2600-\u27BF]",

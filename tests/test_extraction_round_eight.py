@@ -263,3 +263,15 @@ def test_a_duty_said_with_no_before_its_subject(extractor: ClauseExtractor) -> N
     assert texts(extractor, "no secret goes into git") == ["S rule: No secret goes into git."]
     assert texts(extractor, "no kid likes broccoli") == []
     assert texts(extractor, "no one cares") == []
+
+
+def test_a_flag_a_month_and_a_wish_in_shorthand(extractor: ClauseExtractor) -> None:
+    found = facts(
+        extractor, "hola! i'm Marisol, freelance wp dev in oaxaca 🇲🇽 — most clients are on woocommerce"
+    )
+    assert ("name", "Marisol") in found and not any(key == "dev_command" for key, _ in found)
+    assert not any(
+        key == "home_city" for key, _ in facts(extractor, "i'm back at work in jan as a paramedic")
+    )
+    assert facts(extractor, "one day i wanna build a tiny house up in the hills lol") == []
+    assert ("age", "52") in facts(extractor, "I'm 52 and just started learning to code")

@@ -159,6 +159,10 @@ class PersonalReader(StatementReader):
         ):
             return None  # "we moved to the farm": a kind of place, not where ("live in reykjavik" is)
         value = value_of(value_token, frame.span)
+        if not any(ch.isalnum() for ch in value):
+            return None  # "in oaxaca 🇲🇽": a flag names no one
+        if frame.key in ("home_city", "hometown") and value.lower().rstrip(".") in _MONTH_SHORT:
+            return None  # "back at work in jan": a month, not a place
         if not value or value.lower() in DEICTIC or value.lower().startswith(("same ", "the same ")):
             return None  # "still live in the same town": which town was said elsewhere
         if value.split()[0].lower() in DEICTIC:
@@ -439,6 +443,11 @@ def _not_a_place(token: Token, lex: Any) -> bool:
         or lower in ("prod", "staging", "dev", "cloud", "remote", "onsite", "hybrid")
         or lower.endswith(("ment", "tion", "sion", "ing", "ity", "ness", "ance", "ence"))
     )
+
+
+_MONTH_SHORT = frozenset(
+    ("jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec")
+)
 
 
 def _titled(token: Token, value: str) -> str:
