@@ -47,8 +47,12 @@ _CODE_LINE = re.compile(
     r"(?:[;{}]\s*$|^\s*(?:(?:const|let|var)\s+\w+\s*=|def\s+\w+\s*\(|class\s+\w+\s*[:({]|function\s*\w*\s*\(|"
     r"import\s+[\w.{*]|from\s+[\w.]+\s+import\b|return\s.*[;)]\s*$|#include\b|assert\s|(?:if|for|while)\s*\(|"
     r"@\w+\(|<\?php|package\s+\w+;|public\s+\w+|private\s+\w+|fn\s+\w+\s*\(|func\s+\w+\s*\()"
-    r"|(?<![:/])//|\w\(.*\)\s*[:;]?\s*$|^\s{4,}\S|^\s*[\]}),]+\s*$|^\s*\"[\w-]+\"\s*:\s)"
+    r"|(?<![:/])//|^\s{4,}\S|^\s*[\]}),]+\s*$|^\s*\"[\w-]+\"\s*:\s)"
 )
+# a line that ends on a call: code ("setup(app)"), unless it is a sentence that names one ("we dont
+# merge one without a working down()")
+_CALL_END = re.compile(r"\w\(.*\)\s*[:;]?\s*$")
+_PROSE_WORD = re.compile(r"(?<![\w.(])[a-z]{2,}(?![\w(])")
 _HTML = re.compile(
     r"<(?:!DOCTYPE|html|head|body|div|span|p|a\s|ul|ol|li|table|tr|td|h[1-6]|br|img|meta|script)\b", re.I
 )
@@ -224,9 +228,9 @@ def _header(line: str) -> str | None:
 
 
 def _machine_line(line: str) -> bool:
-    return bool(
-        _QUOTE_LINE.match(line) or _LOG_LINE.match(line) or _CODE_LINE.search(_INLINE_CODE.sub("x", line))
-    )
+    bare = _INLINE_CODE.sub("x", line)
+    called = bool(_CALL_END.search(bare)) and len(_PROSE_WORD.findall(bare)) < 6
+    return bool(_QUOTE_LINE.match(line) or _LOG_LINE.match(line) or _CODE_LINE.search(bare) or called)
 
 
 _OWN = re.compile(r"\b(?:me|my|mine|our|we|us|i)\b", re.I)

@@ -275,3 +275,15 @@ def test_a_flag_a_month_and_a_wish_in_shorthand(extractor: ClauseExtractor) -> N
     )
     assert facts(extractor, "one day i wanna build a tiny house up in the hills lol") == []
     assert ("age", "52") in facts(extractor, "I'm 52 and just started learning to code")
+
+
+def test_a_sentence_naming_a_call_is_prose_and_kinds_that_sit_somewhere(extractor: ClauseExtractor) -> None:
+    assert texts(
+        extractor, "every migration is reversible here. we dont merge one without a working down()"
+    ) == ["S rule: Every migration is reversible here."]
+    assert facts(extractor, "app.listen(3000)") == []
+    said = "tests sit next to the source file (foo.ts + foo.test.ts), not in a separate tests/ dir"
+    assert len(texts(extractor, said)) == 1
+    assert texts(extractor, "allergic to shellfish (like epipen allergic) so please flag it") == [
+        "S is allergic to shellfish."
+    ]

@@ -191,6 +191,8 @@ class Introductions(ReaderBase):
             words = words[:-1]  # "lactose intolerant fyi"
         if not words or len(words) > 5:
             return []
+        if len(words) > 2 and words[0].lower_ == "allergic" and words[1].lower_ == "to":
+            return [_is(words, tokens)]  # "allergic to shellfish (like epipen allergic)", however tagged
         if any(t.pos_ in ("VERB", "AUX", "PRON", "DET", "ADP") or t._.tech is not None for t in words):
             return []
         conditions = self.lex["condition_adjective"] - self.lex["diet_word"]  # a diet is the diet reader's

@@ -23,7 +23,9 @@ _NOT_DONE_TO_CODE = frozenset(
 )
 # how work is routed: "all async work goes through dramatiq", "raw sql lives in /queries"
 _ROUTING_VERBS = frozenset({"go", "live", "ship", "belong", "stay", "run", "land", "sit", "flow"})
-_ROUTES = frozenset({"in", "into", "through", "via", "to", "behind", "under", "on"})
+_ROUTES = frozenset(
+    {"in", "into", "through", "via", "to", "behind", "under", "on", "next", "beside", "alongside"}
+)
 _SOMEDAY = frozenset({"someday", "sometime", "eventually", "oneday"})
 _WHEN_MARKS = frozenset({"when", "whenever", "if", "before", "after", "once", "while", "until"})
 # imperatives that are not rules: "don't worry", "never mind", "thank you"
@@ -444,7 +446,13 @@ class StandingRules(RuleBase):
             for c in subject.subtree  # ("all async work": the parser hangs "all" on "async")
         )
         named = any(t._.tech is not None or re.search(r"[/`]", t.text) for t in subject.subtree)
-        if not (every or named):
+        # "tests sit next to the source file": a kind of the code, in the plural, without an article
+        kind = (
+            subject.tag_ == "NNS"
+            and subject.lemma_.lower() in self.lex["code_noun"]
+            and not any(c.dep_ in ("det", "poss") for c in subject.children)
+        )
+        if not (every or named or kind):
             return False
         return any(
             c.dep_ == "prep"
