@@ -48,6 +48,7 @@ NATURAL_SETS = (
     "natural_phrasing_holdout15.jsonl",
     "natural_phrasing_holdout17.jsonl",
     "natural_phrasing_holdout16.jsonl",
+    "natural_phrasing_holdout18.jsonl",
 )
 BATCH = 32
 
