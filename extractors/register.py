@@ -12,7 +12,9 @@ from typing import Any
 # where a sentence starts in a line: its beginning, or after ". ", "! ", "? "
 _START = r"(?:^|[.!?]\s+)"
 # a sentence opening on a noun then a capitalised name: "wife Ingrid is vegan", "also son Kofi ..."
-_OWNER_FIRST = re.compile(rf"({_START}(?:(?:and|also|btw|oh)\s+)?)([A-Za-z]+) ([A-Z][a-z]+)\b")
+_OWNER_FIRST = re.compile(r"((?:^|[.!?,;]\s+)(?:(?:and|also|btw|oh)\s+)?)([A-Za-z]+) ([A-Z][a-z]+)\b")
+# "halo, my name Rizky from Surabaya": the "is" left out
+_MY_NAME = re.compile(r"\b(my name)\s+(?=[A-Z][a-z]+\b)")
 _SUBJECTLESS = re.compile(
     r"((?:^|[.!?,;]\s+)(?:but\s+|and\s+)?)((?:originally from|born (?:n|and|&) raised|born in|"
     r"been (?:living|based|working)|"
@@ -192,6 +194,7 @@ def spoken_in_full(line: str, owned: frozenset[str]) -> str:
     line = _OWNER_FIRST.sub(mine, line)
     line = _BARE_NAME.sub(r"\1my name is", line)
     line = _NAME_IS.sub(r"\1 is", line)
+    line = _MY_NAME.sub(r"\1 is ", line)
     line = _CALLED_IS.sub(r"\1 is ", line)
     line = _KIN_IS.sub(r"\1 is ", line)
     line = _BUT_LIVING.sub(_living_said_alone, line)

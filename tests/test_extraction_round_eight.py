@@ -287,3 +287,19 @@ def test_a_sentence_naming_a_call_is_prose_and_kinds_that_sit_somewhere(extracto
     assert texts(extractor, "allergic to shellfish (like epipen allergic) so please flag it") == [
         "S is allergic to shellfish."
     ]
+
+
+def test_a_dash_ends_what_is_said_and_rules_named_as_such(extractor: ClauseExtractor) -> None:
+    said = "lint is `ruff check . && ruff format --check .` — hmm it says 3 files would be reformatted"
+    assert facts(extractor, said) == [("lint_command", "ruff check . && ruff format --check .")]
+    assert facts(extractor, "Tom said they use yarn") == []
+    assert texts(extractor, "our convention is snake_case for json fields in the api") == [
+        "S rule: The team's convention is snake_case for json fields in the api."
+    ]
+    assert texts(extractor, "the rule is simple") == []
+    assert ("name", "Rizky") in facts(
+        extractor, "halo, my name Rizky from Surabaya, working in software house."
+    )
+    assert ("family:daughter", "Freya") in facts(
+        extractor, "Name's Gareth. A350 captain out of Heathrow, mostly Asia rotations, daughter Freya is 4."
+    )

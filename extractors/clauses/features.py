@@ -271,7 +271,13 @@ class FeatureReader(WhoReader):
             if verb.pos_ in ("VERB", "AUX") and verb.lemma_.lower() in says and token.dep_ != "conj":
                 speaker = _subject_of(verb)
                 fronted_order = not has_subject(verb) and token.i < verb.i  # "we got a dog, so expect typos"
-                if not fronted_order and (speaker is None or speaker.lower_ not in ("i", "we", "you", "u")):
+                # "lint is `ruff check .` — hmm it says 3 files ...": a dash ends what the speaker said
+                set_apart = token.i < verb.i and any(
+                    t.text in ("\u2014", "\u2013", "-", ";") for t in token.doc[token.i : verb.i]
+                )
+                if not (fronted_order or set_apart) and (
+                    speaker is None or speaker.lower_ not in ("i", "we", "you", "u")
+                ):
                     return True  # "my brother keeps saying we should ...", "Tom said they use yarn"
             token = verb
         return False

@@ -24,6 +24,10 @@ _ROUTES = frozenset(
 )
 
 
+# what a rule is called when it is said to be one: "our convention is snake_case for json fields"
+_RULE_NOUNS = frozenset({"convention", "rule", "policy", "standard", "requirement", "norm", "guideline"})
+
+
 class NormRules(RuleBase):
     """Rules said as statements rather than orders."""
 
@@ -32,6 +36,14 @@ class NormRules(RuleBase):
         lemma = clause.head.lemma_.lower()
         if lemma == "be" and not clause.negated and self.rule_slot(tokens, "project")[0] == "indentation":
             return plain(tokens)  # "the python code is 4 spaces": how the code is written
+        named_rule = (
+            clause.subject is not None
+            and clause.subject.lemma_.lower() in _RULE_NOUNS
+            # what the rule is, named: "snake_case", "conventional commits" (not "the rule is simple")
+            and any(c.dep_ == "attr" or (c.dep_ == "acomp" and not c.is_alpha) for c in clause.head.children)
+        )
+        if lemma == "be" and named_rule and clause.about in ("project", "thing", "group"):
+            return plain(tokens)  # "our convention is snake_case for json fields in the api"
         lex = self.lex
         subject = clause.subject
         universal = (
