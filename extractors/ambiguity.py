@@ -23,6 +23,10 @@ MONTHS = frozenset(
         "december",
     ]
 )
+# months as people shorten them: "back at work in jan"
+MONTH_ABBREVIATIONS = frozenset(
+    ("jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec")
+)
 _CALENDAR = WEEKDAYS | MONTHS | {"sync", "standup"}
 _SEASONS = frozenset({"spring", "summer", "autumn", "fall", "winter"})
 # Verbs under which a name that is also an ordinary word is still a product: "we use rails".

@@ -113,6 +113,7 @@ class ClauseExtractor:
         self.readers = Readers(self.lexicon, self.vocabulary, self.known_words)
         self._labels = frozenset(self.vocabulary.labels) | _LINE_LABELS
         self._owned = self.lexicon["kin_noun"] | self.lexicon["pet_noun"]  # "wife Ingrid", "dog Biscuit"
+        self._states = self.lexicon["diet_word"] | self.lexicon["condition_adjective"]  # "my partner's vegan"
         self._lock = threading.Lock()
 
     def extract(self, turns: list[Turn]) -> list[Candidate]:
@@ -204,7 +205,7 @@ class ClauseExtractor:
         parts.append(line[last:])
         said = "".join(parts)
         if turn.role == "user":
-            said = spoken_in_full(said, self._owned)
+            said = spoken_in_full(said, self._owned, self._states)
         return _Unit(batch, turn, said, commands)
 
     def _read(

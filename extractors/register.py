@@ -30,12 +30,7 @@ _RULE_IS = re.compile(
     re.I,
 )
 # "my partner's vegan": what a relative is, said with a contraction the parser takes for a possessive
-_KIN_IS = re.compile(
-    r"\b((?:my|our)\s+(?:partner|wife|husband|son|daughter|kid|mum|mom|dad|brother|sister|boyfriend|"
-    r"girlfriend|fiance|fiancee))'s\s+(?=(?:vegan|vegetarian|pescatarian|allergic|coeliac|celiac|diabetic|"
-    r"pregnant|lactose|gluten|deaf|blind|autistic|dyslexic|halal|kosher)\b)",
-    re.I,
-)
+_KIN_IS = re.compile(r"\b((?:my|our)\s+(\w+))'s\s+(?=(\w+)(?:\s+(\w+))?)", re.I)
 _NAME_IS = re.compile(r"\b((?:my|our|his|her|their)\s+(?:nick)?name)'s\b", re.I)
 # "name's Tomasz btw": whose name goes without saying
 _BARE_NAME = re.compile(rf"({_START})(name(?:'s|\s+is))(?=\s+[A-Z])", re.I)
@@ -43,6 +38,14 @@ _NEW_I = re.compile(r"(\b(?:I'm|I am|im|i'm|name is|this is) [A-Z][a-z]+) I (?=[
 # "from Nottingham but living in Fukuoka": the "I" before the second half
 _BUT_LIVING = re.compile(r"\b(but|and)\s+(?=(?:living|based)\s+in\b)", re.I)
 _SAID_I = re.compile(r"\b(?:i|i'm|im)\b", re.I)
+
+
+def _kin_is(match: re.Match[str], owned: frozenset[str], states: frozenset[str]) -> str:
+    """ "my partner's vegan", "my son's lactose intolerant": the relative is, not has."""
+    kin, state, then = match.group(2).lower(), match.group(3).lower(), (match.group(4) or "").lower()
+    if kin in owned and (state in states or f"{state}-{then}" in states):
+        return f"{match.group(1)} is "
+    return match.group(0)
 
 
 def _living_said_alone(match: re.Match[str]) -> str:
@@ -167,9 +170,10 @@ _NEW_SUBJECTS = frozenset(("i", "we", "it", "its", "it's", "they", "he", "she", 
 _NOT_AFTER_SO = frozenset(("and", "or", "not", "just", "even", "do", "is", "think", "hope"))
 
 
-def spoken_in_full(line: str, owned: frozenset[str]) -> str:
+def spoken_in_full(line: str, owned: frozenset[str], states: frozenset[str] = frozenset()) -> str:
     """``line`` with the owner of a relative or pet named first put back ("my wife Ingrid ...";
-    ``owned``: the kin and pet nouns), and the "I" before what a person says of their life."""
+    ``owned``: the kin and pet nouns), and the "I" before what a person says of their life
+    (``states``: diets and conditions a relative is, "my partner's vegan")."""
 
     def mine(match: re.Match[str]) -> str:
         if match.group(2).lower() in owned:
@@ -196,7 +200,7 @@ def spoken_in_full(line: str, owned: frozenset[str]) -> str:
     line = _NAME_IS.sub(r"\1 is", line)
     line = _MY_NAME.sub(r"\1 is ", line)
     line = _CALLED_IS.sub(r"\1 is ", line)
-    line = _KIN_IS.sub(r"\1 is ", line)
+    line = _KIN_IS.sub(lambda m: _kin_is(m, owned, states), line)
     line = _BUT_LIVING.sub(_living_said_alone, line)
     line = _RULE_IS.sub(r"\1. ", line)  # "my name's Tomasz": the parser reads a possessive
     # "ok so I'm Dave I run a little landscaping business": dictated, an "I" after one's name starts anew

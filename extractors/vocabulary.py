@@ -125,6 +125,11 @@ class Vocabulary:
         return found
 
 
+def label_words(noun: Any) -> str:
+    """A noun with the words before it that name what kind it is: "package manager", "background jobs"."""
+    return " ".join([*(c.lower_ for c in noun.children if c.dep_ in ("compound", "amod")), noun.lower_])
+
+
 def category_of_key(key: str | None) -> str | None:
     """The slot category a record's key belongs to: "database", "language:python" -> "language",
     "python_version" -> "runtime", "family:wife" -> "family"."""
@@ -267,7 +272,7 @@ class TechMarker:
         if head.i == root.i and any(c.dep_ in ("aux", "auxpass") and c.lemma_ == "be" for c in root.children):
             # "Our package manager is bun now.": the tagger took the name for a verb after "is"
             subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
-            return subject is not None and self._label_of(subject) in self._labels
+            return subject is not None and label_words(subject) in self._labels
         if root.dep_ not in ("attr", "acomp", "pobj") or head.i == root.i:
             return False
         if root.dep_ == "pobj":
@@ -280,13 +285,7 @@ class TechMarker:
         subject = next((c for c in head.children if c.dep_ == "nsubj"), None)
         if subject is None:
             return False
-        return self._label_of(subject) in self._labels or subject.lemma_.lower() in self._labels
-
-    @staticmethod
-    def _label_of(subject: Any) -> str:
-        return " ".join(
-            [*(c.lower_ for c in subject.children if c.dep_ in ("compound", "amod")), subject.lower_]
-        )
+        return label_words(subject) in self._labels or subject.lemma_.lower() in self._labels
 
     def _plausible(self, span: Any, anchored: bool, products: set[int]) -> bool:
         """An ordinary word that is also a product name ("go", "rails") is taken as the product when

@@ -9,6 +9,7 @@ import re
 from extractors.ambiguity import WEEKDAYS
 from extractors.clauses.model import GROUP, SPEAKER, Token
 from extractors.lexicon import Lexicon
+from extractors.vocabulary import label_words
 
 _PLACEHOLDER = re.compile(r"^CMD\d+$")  # a command set aside before parsing (see pipeline._unit)
 # "AudioManager", "UserService", "snake_case_name", "fetchUser": a name in the code, not a person's
@@ -79,9 +80,7 @@ class WhoReader:
             c.lower_ in ("favourite", "favorite", "fav", "fave") for c in subject.children
         ) and not possessors - {"my"}:
             return "speaker_thing"  # "favourite lang is still ocaml"
-        compound = " ".join(
-            [*(c.lower_ for c in subject.children if c.dep_ in ("compound", "amod")), subject.lower_]
-        )
+        compound = label_words(subject)
         if compound in self.labels and " " in compound and not possessors - {"our"}:
             return "project"  # "our package manager is bun": a slot's label, though "manager" is a person
         owned = self._owned_by_speaker(subject, possessors)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from extractors.ambiguity import MONTHS, WEEKDAYS
+from extractors.ambiguity import MONTH_ABBREVIATIONS, MONTHS, WEEKDAYS
 from extractors.clauses import Clause
 from extractors.frames import Frame, FrameHit
 from extractors.readers.common import (
@@ -161,7 +161,7 @@ class PersonalReader(StatementReader):
         value = value_of(value_token, frame.span)
         if not any(ch.isalnum() for ch in value):
             return None  # "in oaxaca 🇲🇽": a flag names no one
-        if frame.key in ("home_city", "hometown") and value.lower().rstrip(".") in _MONTH_SHORT:
+        if frame.key in ("home_city", "hometown") and value.lower().rstrip(".") in MONTH_ABBREVIATIONS:
             return None  # "back at work in jan": a month, not a place
         if not value or value.lower() in DEICTIC or value.lower().startswith(("same ", "the same ")):
             return None  # "still live in the same town": which town was said elsewhere
@@ -443,11 +443,6 @@ def _not_a_place(token: Token, lex: Any) -> bool:
         or lower in ("prod", "staging", "dev", "cloud", "remote", "onsite", "hybrid")
         or lower.endswith(("ment", "tion", "sion", "ing", "ity", "ness", "ance", "ence"))
     )
-
-
-_MONTH_SHORT = frozenset(
-    ("jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec")
-)
 
 
 def _titled(token: Token, value: str) -> str:

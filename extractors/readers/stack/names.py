@@ -10,6 +10,7 @@ from extractors.clauses import Clause
 from extractors.readers.common import Fact, Span, Token, slug, value_of
 from extractors.readers.stack.products import ProductReader, fill
 from extractors.render import SUBJECT_MARK, plain
+from extractors.vocabulary import label_words
 
 _SOURCE_FILE = re.compile(
     r"\.(?:tsx?|jsx?|py|go|rs|rb|java|kt|swift|md|json|ya?ml|toml|txt|html?|css|scss|sh|cfg|ini|lock|sql|"
@@ -89,8 +90,7 @@ class NameReader(ProductReader):
         compounds = [c for c in noun.children if c.dep_ in ("compound", "amod") and c.i < noun.i]
         if not compounds and noun.lower_ in _LOOSE_LABELS:
             return None
-        phrase = " ".join([*(c.lower_ for c in compounds), noun.lower_])
-        category = self.vocab.category_of_label(phrase)
+        category = self.vocab.category_of_label(label_words(noun))
         if category is None and not compounds:
             category = self.vocab.category_of_label(noun.lower_) or self.vocab.category_of_label(
                 noun.lemma_.lower()
