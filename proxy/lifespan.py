@@ -8,7 +8,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Coroutine
 from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import httpx
 from litestar import Litestar
@@ -104,8 +104,8 @@ class Services:
     def recall_settings(self) -> RecallSettings:
         """The policy's recall budget, with the server's own timeout."""
         budget = self.policy.recall
-        return replace(
-            self.settings.recall,
+        return RecallSettings(
+            timeout_s=self.settings.recall_timeout_s,
             max_memories=budget.max_memories,
             max_tokens=budget.max_tokens,
             min_score=budget.min_score,

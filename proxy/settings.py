@@ -30,6 +30,7 @@ ENV_VARS: dict[str, str] = {
     "upstream_first_byte_timeout_s": "MNEMO_UPSTREAM_FIRST_BYTE_TIMEOUT",
     "upstream_read_timeout_s": "MNEMO_UPSTREAM_READ_TIMEOUT",
     "upstream_total_timeout_s": "MNEMO_UPSTREAM_TOTAL_TIMEOUT",
+    "recall_timeout_s": "MNEMO_RECALL_TIMEOUT",
     "max_body_bytes": "MNEMO_MAX_BODY_BYTES",
     "allowed_hosts": "MNEMO_ALLOWED_HOSTS",
     "held_jobs_max": "MNEMO_HELD_JOBS_MAX",
@@ -90,7 +91,9 @@ class Settings:
     # how long a deletion through the API waits for the store's files to be rewritten without it
     erasure_wait_s: float = 10.0
     max_body_bytes: int = 32 * 1024 * 1024
-    recall: RecallSettings = field(default_factory=RecallSettings)
+    # past it a request goes on without memory (X-Mnemo-Status: degraded); the policy file sets
+    # how much is recalled, the server how long its store and embedder may take
+    recall_timeout_s: float = 0.5
     log_level: LogLevel = "info"
     log_format: LogFormat = "text"
     log_prompts: bool = False  # debug only: the latest user message in each request's log line

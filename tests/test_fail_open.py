@@ -14,7 +14,7 @@ import pytest
 from harness.helpers import injected_block
 from harness.processes import Store
 from harness.upstream import UpstreamStub
-from proxy.settings import RecallSettings, Settings
+from proxy.settings import Settings
 from tests.conftest import RunningMnemo, serve_mnemo, store_for_test
 
 pytestmark = pytest.mark.integration
@@ -32,7 +32,7 @@ def own_mnemo(own_store: Store, upstream: UpstreamStub, tmp_path: Path) -> Itera
         redis_url=own_store.url,
         upstream_url=upstream.url,
         data_dir=tmp_path / "data",
-        recall=RecallSettings(timeout_s=0.3),
+        recall_timeout_s=0.3,
     )
     running = serve_mnemo(settings)
     yield running
