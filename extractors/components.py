@@ -1,5 +1,6 @@
 """The spaCy components of ``mnemo.clauses.v1``, registered by name (``Language.factory``), and
-the tokenizer's chat spellings: what the parse needs that the model does not know about chat.
+the tokenizer's chat spellings (``patterns/spellings.jsonl``): what the parse needs that the model
+does not know about chat.
 
 - ``mnemo_chat_sentences_v1``: sentence starts chat misses ("no emojis. ever. makes it look ...");
 - ``mnemo_chat_norms_v1``: lemmas for chat spellings ("im", "dont");
@@ -11,8 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 from spacy.language import Language
 
+from core.errors import ConfigError
+from extractors.data import load
 from extractors.vocabulary import TechMarker, load_vocabulary
 
 # Chat spellings the tagger reads better spelled out: "im" is "I'm".
@@ -25,10 +29,30 @@ _BE_NORMS = frozenset({"am", "is", "are", "'m", "'re", "'s"})
 _CLOSED_CLASSES = frozenset({"ADP", "ADV", "AUX", "CCONJ", "SCONJ", "DET", "PRON", "PART", "INTJ"})
 
 
+class ChatSpelling(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """A short form chat uses and the word it stands for (``patterns/spellings.jsonl``)."""
+
+    said: str
+    norm: str
+
+
+def chat_spellings() -> dict[str, list[dict[str, str]]]:
+    """Tokenizer special cases giving each short form its full word as NORM: the tagger and parser
+    read NORM, so "all db access goes through ..." parses as "all database access ..." (not "db" as a
+    verb), while the text, and every value copied from it, stays as typed."""
+    cases = dict(_SPECIAL_CASES)
+    for where, row in load("spellings.jsonl", ChatSpelling):
+        if not row.said.isalpha() or row.said != row.said.lower():
+            raise ConfigError(f"{where}: a short form is one lowercase word, not {row.said!r}")
+        for form in {row.said, row.said.upper(), row.said.capitalize()}:
+            cases[form] = [{"ORTH": form, "NORM": row.norm}]
+    return cases
+
+
 def add_components(nlp: Language, known_words: frozenset[str]) -> None:
     """Chat spellings in the tokenizer and our components in the pipeline, in the order they run."""
     tokenizer: Any = nlp.tokenizer
-    for text, pieces in _SPECIAL_CASES.items():
+    for text, pieces in chat_spellings().items():
         tokenizer.add_special_case(text, pieces)
     nlp.add_pipe("mnemo_chat_sentences_v1", before="parser")
     nlp.add_pipe("mnemo_chat_norms_v1")

@@ -132,10 +132,11 @@ def label_words(noun: Any) -> str:
 
 def category_of_key(key: str | None) -> str | None:
     """The slot category a record's key belongs to: "database", "language:python" -> "language",
-    "python_version" -> "runtime", "family:wife" -> "family"."""
+    "python_version" -> "runtime", "family:wife" -> "family", a relative's "son:leo.allergy:peanuts"
+    -> "allergy" (slugs hold no dots, so the last dot ends the relative's prefix)."""
     if not key:
         return None
-    head = key.split(":", 1)[0]
+    head = key.rpartition(".")[2].split(":", 1)[0]
     if head.endswith("_version"):
         return "runtime"
     return head
@@ -309,6 +310,15 @@ class TechMarker:
 
         if inside_a_name(span) or among_names(span, products):
             return False  # "a small biotech called Helix Forge", "my mod Tea Garden Expanded", "Leo 9, Ava 6"
+        if len(span) == 1 and any(
+            c.dep_ == "compound"
+            and c.pos_ == "NOUN"
+            and c.is_lower
+            and c._.tech is None
+            and c.i == span.start - 1
+            for c in root.children
+        ):
+            return False  # "the sensor node", "a worker node": the word, described by the noun before it
         if named_or_placed(span, before):
             return used(root)  # "call me Sam", "a consultant from Cairo", but "moved from Ruby to Go"
         if self._named_for_slot(root):

@@ -669,9 +669,10 @@ def test_a_name_or_a_place_is_no_product(extractor: ClauseExtractor) -> None:
     assert [k for k, _ in facts(extractor, "please call me Sam from now on, not Samantha") if k] == ["name"]
     said = texts(extractor, "Ahmed here, SAP consultant from Cairo.")
     assert said == ["S's name is Ahmed.", "S: Ahmed, SAP consultant from Cairo."], said
-    # but names that are also words lend each other trust in a change between them
+    # but names that are also words lend each other trust in a change between them; Go takes the
+    # slot Ruby held, so it supersedes Ruby
     (change,) = extractor.extract([Turn("user", "we moved from Ruby to Go last year", 0)])
-    assert (change.key, change.value, change.previous_value) == ("language:go", "Go", "Ruby")
+    assert (change.key, change.value, change.previous_value) == ("language:ruby", "Go", "Ruby")
 
 
 def test_a_problem_asked_about_and_no_one_are_neither_rules_nor_corrections(

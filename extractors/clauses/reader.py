@@ -59,8 +59,13 @@ class ClauseReader(FeatureReader):
                 referent = earlier
             if referent is not None and _names_it(clause.head):
                 clause.referent = referent  # "we adopted a cat in march! named her Pixel"
-            if referent is not None and clause.subject is not None and refers(clause.subject):
-                # "my husband flies there a lot, he's a pilot": he is the husband
+            if (
+                referent is not None
+                and clause.subject is not None
+                and (refers(clause.subject) or _named_with(referent, clause.subject))
+            ):
+                # "my husband flies there a lot, he's a pilot": he is the husband; "our two kids, Ada 9
+                # and Tobi 4. Ada is allergic to tree nuts": Ada is one of the kids
                 clause.about = "pet" if referent.lemma_.lower() in self.lex["pet_noun"] else "family"
                 clause.referent = referent
                 clause.reported = False
@@ -207,3 +212,10 @@ def _unmarked_question(sentence: Span) -> int | None:
         if asks:
             return int(words[0].i)
     return None
+
+
+def _named_with(referent: Token, subject: Token) -> bool:
+    """A name given with the relative or pet just mentioned ("our two kids, Ada 9 and Tobi 4")."""
+    return subject.pos_ == "PROPN" and any(
+        t.pos_ == "PROPN" and t.text == subject.text and t.i != subject.i for t in referent.subtree
+    )

@@ -74,6 +74,16 @@ class WhoReader:
             return "third"
         possessors = {c.lower_ for c in subject.children if c.dep_ == "poss" and not _time_word(c)}
         noun = subject.lemma_.lower()
+        kinds = lex["kin_noun"] | lex["pet_noun"]
+        kind = next(
+            (c for c in subject.children if c.dep_ in ("compound", "appos") and c.lower_ in kinds), None
+        )
+        if subject.pos_ == "PROPN" and kind is not None:
+            # "our dog Rex is allergic to chicken": the parser hangs the kind and its owner on the name
+            owners = possessors | {c.lower_ for c in kind.children if c.dep_ == "poss"}
+            owned = self._owned_by_speaker(kind, owners)
+            if owned in ("family", "pet"):
+                return owned
         if any(c.lower_ in ("other", "another", "different") for c in subject.children):
             return "third"  # "the other team uses Jest"
         if any(

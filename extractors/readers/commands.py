@@ -48,6 +48,14 @@ class CommandReader(ReaderBase):
             )
             if not command.arguments and not command.quoted and not self._ran(tokens, clause) and not said:
                 continue  # "we use pytest" names a product, not a command
+            if (
+                not command.arguments
+                and not command.quoted
+                and tokens.root._.tech is not None
+                and said
+                and clause.mood != "imperative"
+            ):
+                continue  # "tests run w/ jest": the test framework, read by the product reader
             # a "before ..." elsewhere in the sentence is this command's when nothing else claims it
             checkpoint = checkpoint_of(clause, anywhere=clause.mood == "imperative" or not said)
             if not (said or checkpoint or _said_of(tokens.root, clause)):

@@ -18,6 +18,7 @@ from extractors.readers.common import (
     slug,
     value_of,
 )
+from extractors.readers.relatives import relative_of
 from extractors.readers.statements import StatementReader
 from extractors.render import SUBJECT_MARK, plain, sentence
 
@@ -69,6 +70,8 @@ class PersonalReader(StatementReader):
             if frame.key == "hometown" and not _prep_of_frame(hit):
                 continue
             value_token = hit.nodes[frame.value]
+            if not clause.has(value_token) and not clause.has(value_token.head):
+                continue  # "I'm lactose intolerant and my partner is vegan": the partner's clause says it
             value = self._frame_value(frame, value_token, hit)
             if value is None:
                 continue
@@ -92,7 +95,17 @@ class PersonalReader(StatementReader):
                 "verb": verb.lemma_.lower() if verb is not None else "",
                 "subject": SUBJECT_MARK,
             }
+            relative = None
+            if about in ("family", "pet") and not (frame.key or "").startswith(
+                ("family:", "pet:", "circle:")
+            ):
+                relative = relative_of(clause, self.lex)  # "my son Leo has a peanut allergy": the son's
+                if relative is None:
+                    continue
+                names["subject"] = f"{SUBJECT_MARK}'s {relative.phrase}"
             key = frame.key.format(**{**names, "value": slug(value)}) if frame.key else None
+            if key and relative is not None:
+                key = f"{relative.slot}.{key}"
             text = _agreed(frame.text.format(**names), value)
             if frame.key and frame.key.startswith(("family:", "pet:", "circle:")):
                 if noun is not None:  # "a border collie called Biscuit": the kind as said
@@ -435,10 +448,13 @@ def _with_aside(text: str, name: Token) -> str:
 
 def _not_a_place(token: Token, lex: Any) -> bool:
     """A common noun a move goes to that is no city: a stage of the code ("production"), a thing of
-    the trade, an abstract noun ("management", "marketing", "security")."""
+    the trade, an abstract noun ("management", "marketing", "security"), the first noun of a longer
+    name ("got moved to day shift")."""
     lower = token.lower_
+    after = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
     return (
-        lower in lex["code_noun"]
+        (after is not None and after.pos_ == "NOUN" and after.is_lower)
+        or lower in lex["code_noun"]
         or lower in lex["project_noun"]
         or lower in ("prod", "staging", "dev", "cloud", "remote", "onsite", "hybrid")
         or lower.endswith(("ment", "tion", "sion", "ing", "ity", "ness", "ance", "ence"))

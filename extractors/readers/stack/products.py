@@ -10,7 +10,7 @@ from extractors.folds import guessed_aside
 from extractors.readers.common import PERSONAL_LABELS, Fact, ReaderBase, Span, Token, slug
 from extractors.readers.stack.versions import upgraded_to, version_fact, versioned
 from extractors.render import SUBJECT_MARK, plain
-from extractors.vocabulary import SlotSpec
+from extractors.vocabulary import SlotSpec, label_words
 
 _TOOL_VERBS = frozenset(
     [
@@ -189,13 +189,21 @@ class ProductReader(ReaderBase):
                 facts.append(_product_fact(spec, category, group, clause, previous, others, reader))
         return facts
 
+    def _project_label(self, noun: Token) -> bool:
+        category = self.vocab.category_of_label(label_words(noun))
+        return category is not None and self.vocab.slot(category).scope == "project"
+
     def _modifier(self, span: Span) -> bool:
         """A product that only names something else: "the github API gives me a 401" (unless that
         thing is the project's own: "our postgres database", "the rails app"); a person's name
         ("my wife Hana")."""
         root = span.root
         people = self.lex["kin_noun"] | self.lex["pet_noun"] | self.lex["person_noun"]
-        if root.dep_ in ("appos", "compound", "npadvmod") and root.head.lemma_.lower() in people:
+        if (
+            root.dep_ in ("appos", "compound", "npadvmod")
+            and root.head.lemma_.lower() in people
+            and not self._project_label(root.head)  # ("package manager: pnpm": a slot of the stack)
+        ):
             return True
         if any(c.dep_ == "appos" and c.lemma_.lower() in people for c in root.children):
             return True
@@ -308,7 +316,9 @@ class ProductReader(ReaderBase):
                 and head.lemma_ == "be"
                 and not any(c.dep_ == "advmod" and c.lower_ == "now" for c in head.children)
             )
-        if root.dep_ == "dobj" and head.lemma_.lower() in leave:
+        if (root.dep_ == "dobj" or (root.dep_ == "npadvmod" and span.start == head.i + 1)) and (
+            head.lemma_.lower() in leave  # "dropped yarn, pnpm now"
+        ):
             return (
                 not any(c.lower_ in ("with", "by") for c in head.children) or head.lemma_.lower() == "replace"
             )
@@ -377,7 +387,8 @@ def _product_fact(
     previous_value = named(same[0]) if same else None
     if other and not previous_value:
         text = text[:-1] + f", not {named(other[0])}."
-    key = spec.key if spec.single else f"{spec.key}:{slug(group[0].kb_id_)}"
+    # "swapped the esp8266 for an esp32-c3": the new one takes the slot of the one it replaced
+    key = spec.key if spec.single else f"{spec.key}:{slug((same[0] if same else group[0]).kb_id_)}"
     return Fact(
         kind="semantic",
         scope=spec.scope,

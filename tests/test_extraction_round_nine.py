@@ -1,0 +1,87 @@
+"""Shapes of language learned in round nine (bench/RESULTS.md), each with a case that must be read
+and one that must not: whose allergy or diagnosis a clause tells, a role given beside a name, a
+name given in an aside, a product that takes the slot of the one it replaced, short forms the parser
+reads spelled out."""
+
+from __future__ import annotations
+
+from extractors import ClauseExtractor, Turn
+from extractors.vocabulary import category_of_key
+from tests.test_extraction import facts, texts
+
+
+def test_a_relatives_allergy_is_theirs_not_the_speakers(extractor: ClauseExtractor) -> None:
+    said = texts(extractor, "my son Leo has a severe peanut allergy and I'm planning his party")
+    assert "S's son Leo has a severe peanut allergy." in said
+    assert not any(t.startswith("S has") or t.startswith("S is allergic") for t in said)
+    assert texts(extractor, "our dog Rex is allergic to chicken")[-1] == "S's dog Rex is allergic to chicken."
+    # the relative's slot is their own: it never supersedes the speaker's allergy
+    (own,) = [k for k, _ in facts(extractor, "I'm allergic to peanuts") if k]
+    (sons,) = [k for k, _ in facts(extractor, "my son is allergic to peanuts") if k]
+    assert own == "allergy:peanuts" and sons == "son.allergy:peanuts"
+    # ... and still an allergy, which a request about a recipe asks for
+    assert category_of_key(sons) == category_of_key(own) == "allergy"
+    # a severity is no allergen
+    assert [v for k, v in facts(extractor, "I have a severe peanut allergy") if k] == ["severe peanut"]
+
+
+def test_a_name_given_with_a_relative_points_back_at_them(extractor: ClauseExtractor) -> None:
+    said = texts(
+        extractor, "it's me, my husband Olu and our two kids, Ada 9 and Tobi 4. Ada is allergic to tree nuts."
+    )
+    assert "S's kid Ada is allergic to tree nuts." in said
+    # "Ada 9" is a child's age, not a language version
+    assert not any("Ada 9" in t for t in said)
+
+
+def test_whose_diet_a_coordinated_clause_tells(extractor: ClauseExtractor) -> None:
+    found = facts(
+        extractor, "I'm lactose intolerant and my partner is vegan, so dinner ideas for both of us?"
+    )
+    assert ("diet", "vegan") not in found  # the partner's
+    assert any(v == "lactose intolerant" for _, v in found)
+
+
+def test_a_role_or_a_name_said_beside_the_speaker(extractor: ClauseExtractor) -> None:
+    assert ("role", "cardiologist") in facts(
+        extractor, "I am Dr. Aisha Rahman, a cardiologist at St. Mary's."
+    )
+    assert ("name", "Hannah") in facts(extractor, "for the trip planning: it's me (Hannah) and my husband")
+    # a description in the same place is no name
+    assert not any(k == "name" for k, _ in facts(extractor, "- me: solo dev, ex-ubisoft"))
+
+
+def test_a_shift_is_no_home(extractor: ClauseExtractor) -> None:
+    assert not any(
+        k == "home_city" for k, _ in facts(extractor, "got moved to day shift finally!! 7am to 3pm")
+    )
+    assert ("home_city", "austin") in facts(extractor, "just moved to austin last month")
+
+
+def test_a_product_takes_the_slot_of_the_one_it_replaced(extractor: ClauseExtractor) -> None:
+    (board,) = [
+        c for c in extractor.extract([Turn("user", "we swapped the esp8266 for an esp32-c3", 0)]) if c.key
+    ]
+    assert (board.key, board.value, board.previous_value) == ("hardware:esp8266", "esp32-c3", "esp8266")
+    # a product named with the device it is ("the nrf52840 dongle") is still the board
+    assert ("hardware:nrf52", "nrf52840") in facts(
+        extractor, "moved from the nrf52832 to the nrf52840 dongle"
+    )
+    # what was dropped is not what is used
+    assert facts(extractor, "dropped yarn, pnpm now across all packages") == [("package_manager", "pnpm")]
+    # a bare product that runs the tests is the test framework, so a change of framework replaces it
+    assert facts(extractor, "tests run w/ jest") == [("test_framework", "jest")]
+    assert ("test_command", "pytest") in facts(extractor, "run tests with pytest")
+
+
+def test_a_stack_label_is_no_person_and_a_described_word_no_product(extractor: ClauseExtractor) -> None:
+    assert facts(extractor, "package manager: pnpm") == [("package_manager", "pnpm")]
+    assert ("circle:manager", "Tom") in facts(extractor, "my manager Tom uses vim")
+    assert not any(k == "runtime" for k, _ in facts(extractor, "The sensor node uses an ESP8266."))
+
+
+def test_short_forms_are_parsed_spelled_out_and_kept_as_typed(extractor: ClauseExtractor) -> None:
+    # the tagger reads "db" in "all db access" as a verb unless told it is "database"
+    assert texts(extractor, "all db access goes through the repository layer.") == [
+        "S rule: All db access goes through the repository layer."
+    ]
