@@ -20,6 +20,14 @@ def acts(doc: Any, done: frozenset[str]) -> bool:
             and not _shares_a_subject(token)
         ):
             return True  # "..., moved them to Doppler": the agent's "I" left out
+        if (
+            token.tag_ == "VBN"
+            and token.lemma_.lower() in done
+            and any(c.dep_ == "auxpass" and c.tag_ in ("VBZ", "VBP") for c in token.children)
+            and any(c.dep_ == "nsubjpass" and c._.tech is not None for c in token.children)
+            and any(c.dep_ == "prt" for c in token.children)  # (not "X is configured through Y": how)
+        ):
+            return True  # "Sentry is wired up for the API": a product the agent has set up
         if token.lower_ in ("i", "we") and token.dep_ in ("nsubj", "nsubjpass"):
             head = token.head
             if head.tag_ in ("VBD", "VBN") or any(a.lower_ in ("'ve", "have") for a in head.children):

@@ -125,6 +125,10 @@ class Vocabulary:
         return found
 
 
+# what is done to a product when a project takes it on: "Sentry is wired up", "renovate is configured"
+_SET_UP = frozenset({"set", "wire", "configure", "install", "enable", "integrate", "hook", "add", "deploy"})
+
+
 def label_words(noun: Any) -> str:
     """A noun with the words before it that name what kind it is: "package manager", "background jobs"."""
     return " ".join([*(c.lower_ for c in noun.children if c.dep_ in ("compound", "amod")), noun.lower_])
@@ -325,6 +329,8 @@ class TechMarker:
             return True  # "everything's on render now", however the tagger read "render"
         if _moved_onto(span, before):
             return True  # "we moved the whole thing to render last sprint"
+        if root.dep_ == "nsubjpass" and root.head.lemma_.lower() in _SET_UP:
+            return True  # "Sentry is wired up for the API", "Renovate is configured": what was set up
         # "a proper team project", "quick rundown": a word that describes the next noun is a word
         describes = (
             root.dep_ in ("amod", "compound", "nmod") and root.head._.tech is None and root.head.i > root.i

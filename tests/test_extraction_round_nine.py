@@ -39,7 +39,7 @@ def test_whose_diet_a_coordinated_clause_tells(extractor: ClauseExtractor) -> No
         extractor, "I'm lactose intolerant and my partner is vegan, so dinner ideas for both of us?"
     )
     assert ("diet", "vegan") not in found  # the partner's
-    assert any(v == "lactose intolerant" for _, v in found)
+    assert ("allergy:lactose", "lactose") in found
 
 
 def test_a_role_or_a_name_said_beside_the_speaker(extractor: ClauseExtractor) -> None:
@@ -85,3 +85,28 @@ def test_short_forms_are_parsed_spelled_out_and_kept_as_typed(extractor: ClauseE
     assert texts(extractor, "all db access goes through the repository layer.") == [
         "S rule: All db access goes through the repository layer."
     ]
+
+
+def test_an_intolerance_said_as_one_word_before_it(extractor: ClauseExtractor) -> None:
+    assert ("allergy:lactose", "lactose") in facts(extractor, "I'm lactose intolerant.")
+    assert not any(k and k.startswith("allergy") for k, _ in facts(extractor, "I'm very intolerant of noise"))
+
+
+def test_off_a_host_is_gone(extractor: ClauseExtractor) -> None:
+    said = "We're off Heroku as of this sprint; everything is on Render now."
+    assert [(k, v) for k, v in facts(extractor, said) if k] == [("hosting", "Render")]
+
+
+def test_an_agent_reports_what_it_set_up_and_the_command_it_named(extractor: ClauseExtractor) -> None:
+    wired = facts(extractor, "Sentry is wired up for the Flask API.", role="assistant")
+    assert ("error_tracking", "Sentry") in wired
+    # how a product is configured, explained, is no report
+    said = "Sentry is configured through the SENTRY_DSN variable, you can set it in your .env"
+    assert facts(extractor, said, role="assistant") == []
+    report = (
+        "I added Prettier with printWidth 100 and reformatted the repo. The check is `npm run format:check`."
+    )
+    assert ("check_command", "npm run format:check") in facts(extractor, report, role="assistant")
+    # a setting named as a thing to check runs nothing
+    advice = "The main things to check are the removed `USE_L10N` setting. I haven't upgraded anything."
+    assert not any(k == "check_command" for k, _ in facts(extractor, advice, role="assistant"))

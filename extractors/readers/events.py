@@ -7,6 +7,7 @@ import re
 
 from extractors.agent_turns import advises
 from extractors.clauses import Clause
+from extractors.readers.commands import CommandReader
 from extractors.readers.common import (
     DEICTIC,
     Fact,
@@ -228,7 +229,9 @@ class EventReader(StackReader):
         if not self._reports(clause) or _a_reason(clause):
             return []
         did, state = self._did_or_is(clause)
-        if not (did or state):
+        # "The check is `npm run format:check`": a command named for what it is for
+        named_for = CommandReader._subject_purpose(clause) if clause.head.lemma_ == "be" else None
+        if not (did or state or (named_for and commands)):
             return []
         outcome = _outcome_of_run(clause)
         quoted = {t.i for _, span in commands for t in span}
@@ -237,7 +240,7 @@ class EventReader(StackReader):
         )
         facts += self.named_in_slot(_as_project(clause), {f.anchor for f in facts})
         covered = {f.value.lower() for f in facts}
-        facts += _run_commands(clause, commands, covered, outcome)
+        facts += _run_commands(clause, commands, covered, outcome, named_for)
         facts += self._change(clause, facts, did)
         return facts
 
@@ -390,9 +393,14 @@ def _event_text(clause: Clause) -> str:
 
 
 def _run_commands(
-    clause: Clause, commands: list[tuple[Command, Span]], covered: set[str], outcome: bool
+    clause: Clause,
+    commands: list[tuple[Command, Span]],
+    covered: set[str],
+    outcome: bool,
+    named_for: str | None = None,
 ) -> list[Fact]:
-    """The commands an agent's report names with their purpose ("`pnpm test` runs the suite")."""
+    """The commands an agent's report names with their purpose ("`pnpm test` runs the suite"), or
+    with the purpose the clause names them for (``named_for``: "the check is `npm run lint`")."""
     facts = []
     wrapped = _wrapped_commands(clause, commands)
     for command, tokens in commands:
@@ -400,12 +408,13 @@ def _run_commands(
             continue  # said as what another command runs: kept with it
         if (
             (clause.has(tokens[0]) or clause.has(tokens.root))
-            and command.purpose
+            and (command.purpose or (named_for and command.runs_a_program))
             and command.text.lower() not in covered
             and not outcome  # "go build ./... and go test pass": this run, not how to run
             and (command.arguments or command.quoted)  # a bare "mocha" is the product
         ):
-            fact = command_fact(command.text, command.purpose, clause, plain(clause.tokens), "report.command")
+            purpose = named_for or command.purpose or ""
+            fact = command_fact(command.text, purpose, clause, plain(clause.tokens), "report.command")
             fact.kind = "semantic"
             inner = wrapped.get(command.text)
             if inner is not None:

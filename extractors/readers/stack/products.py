@@ -328,6 +328,8 @@ class ProductReader(ReaderBase):
             return True  # "moved off Heroku", "ripped out Mocha"
         if root.dep_ == "pobj" and _no_longer(head.head):
             return True  # "we're no longer on heroku", "not on jenkins anymore"
+        if root.dep_ == "pobj" and head.lower_ == "off" and head.head.lemma_ == "be":
+            return True  # "we're off Heroku as of this sprint"
         if root.dep_ == "pobj" and head.lower_ in ("off", "from", "out"):
             verb = head.head
             while verb.dep_ in ("advmod", "prt", "prep") and verb.head.i != verb.i:
