@@ -110,3 +110,25 @@ def test_an_agent_reports_what_it_set_up_and_the_command_it_named(extractor: Cla
     # a setting named as a thing to check runs nothing
     advice = "The main things to check are the removed `USE_L10N` setting. I haven't upgraded anything."
     assert not any(k == "check_command" for k, _ in facts(extractor, advice, role="assistant"))
+
+
+def test_what_an_order_ensures_is_the_rule(extractor: ClauseExtractor) -> None:
+    said = "Kindly ensure that all user-facing strings are passed through the i18n helper."
+    assert texts(extractor, said) == [
+        "S rule: Ensure that all user-facing strings are passed through the i18n helper."
+    ]
+    # what is to be ensured now, once, is the task at hand
+    assert texts(extractor, "ensure that the server is running and try again") == []
+
+
+def test_nothing_going_somewhere_is_a_rule_nothing_working_is_not(extractor: ClauseExtractor) -> None:
+    assert texts(extractor, "nothing goes to prod after thursday 4pm") == [
+        "S rule: Nothing goes to prod after thursday 4pm."
+    ]
+    assert texts(extractor, "nothing works on arm") == []
+    assert texts(extractor, "nothing goes right on mondays") == []
+
+
+def test_a_layout_of_the_code_is_the_projects(extractor: ClauseExtractor) -> None:
+    (rule,) = extractor.extract([Turn("user", "style: 4 spaces, no tabs, max line length 100", 0)])
+    assert (rule.key, rule.scope_level) == ("indentation", "project")

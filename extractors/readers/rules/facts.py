@@ -86,6 +86,8 @@ def _of_artifacts(token: Token) -> bool:
             "prs",
             "branch",
             "branches",
+            "tabs",  # "style: 4 spaces, no tabs, max line length 100": how the code is laid out
+            "indentation",
         )
         for t in token.sent
     )

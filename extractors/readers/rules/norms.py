@@ -112,6 +112,15 @@ class NormRules(RuleBase):
                 and lemma not in self.lex["cognition_verb"] | self.lex["speech_verb"] | _NOT_DONE_TO_CODE
                 and (of_code or any(c.dep_ == "prep" for c in clause.head.children))
             )
+        if subject.lower_ == "nothing":
+            # "nothing goes to prod after thursday 4pm", "nothing merges without a green build"; not
+            # "nothing works on arm", "nothing happens"
+            return (
+                clause.head.tag_ == "VBZ"
+                and lemma in _ROUTING_VERBS | {"merge", "deploy", "get"}
+                and (of_code or any(t.lower_ in self.lex["project_noun"] for t in clause.tokens))
+                and any(c.dep_ == "prep" for c in clause.head.children)
+            )
         if subject.lemma_.lower() in self.lex["person_noun"] | self.lex["kin_noun"]:
             return False  # "every kid needs a nap"
         if (

@@ -79,6 +79,13 @@ class StandingRules(NormRules):
         tokens = without_please(trim(contiguous(clause) if clause.mood == "imperative" else clause.tokens))
         if len(tokens) < 2:
             return []
+        assured = _assured(clause)
+        if assured is not None:
+            # "Kindly ensure that all user-facing strings go through t()": the order and what it ensures
+            tokens = without_please([t for t in clause.head.sent if assured.i <= t.i < clause.end])
+            scope = self.rule_scope([t for t in clause.head.sent if not t.is_space])
+            ensured = plain(tokens)
+            return [self.rule_fact(ensured, tokens, scope, clause.tokens, clause.head.i, "rules.standing")]
         body: str | None = None
         if clause.mood == "question":
             # "could you always include type hints?": a standing request, asked politely
@@ -281,6 +288,24 @@ def contiguous(clause: Clause) -> list[Token]:
         [clause.start, *(c.start for c in clause.children if c.head.dep_ not in ("conj", "parataxis"))]
     )
     return [t for t in doc[start:end] if not t.is_space]
+
+
+def _assured(clause: Clause) -> Token | None:
+    """The order a statement is what it ensures ("ensure that every migration is reversible"), when
+    the statement holds of the code at all times: present, about a thing of the project."""
+    parent = clause.parent
+    if (
+        parent is None
+        or not (parent.mood == "imperative" or (parent.subject is None and parent.head.tag_ == "VB"))
+        or parent.head.lemma_.lower() not in ("ensure", "assure", "guarantee")
+        or clause.head.dep_ != "ccomp"
+        or clause.mood != "statement"
+        or clause.tense != "present"
+        or clause.about not in ("project", "thing")
+        or clause.negated
+    ):
+        return None
+    return parent.head
 
 
 def without_please(tokens: list[Token]) -> list[Token]:
