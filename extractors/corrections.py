@@ -88,22 +88,41 @@ def bare_value(sent: Any, techs: list[Any], commands: list[tuple[Command, Any]])
             versions[0].i,
         )
     phrase: list[Any] = []
-    for token in rest:
+    # "staging is stg.kraken-app.io now", "staging moved to stg.acme.internal": what comes first
+    # names the slot, the value follows (but "English is fine" names the value first)
+    named: list[Any] = []
+    for n, token in enumerate(rest):
+        if phrase and token.lower_ in ("last", "this", "next", "since", "yesterday", "today", "now"):
+            break  # "moved to stg.acme.internal last week": when, not what
         if token.pos_ in ("PROPN", "NOUN", "ADJ", "NUM") or (phrase and token.pos_ == "X"):
             phrase.append(token)
+        elif phrase and not named and (token.lemma_ == "be" or _moved_to(token, rest[n + 1 : n + 2])):
+            phrase, named = [], phrase
         elif phrase:
             break
+        elif named and token.lower_ == "to":
+            continue
         elif token.pos_ in ("VERB", "AUX", "PRON") and token.lower_ not in ("it", "'s", "is"):
             return None  # a sentence of its own, not a bare value
+    if named and (not phrase or all(t.pos_ == "ADJ" for t in phrase)):
+        phrase = named
     if not phrase or len(phrase) > 4:
         return None
     not_after = [t for t in rest if t.i > phrase[-1].i]
     other = None
     if len(not_after) >= 2 and not_after[0].lower_ in ("not", "instead"):
         other = next((t.text for t in not_after[1:] if t.pos_ in ("PROPN", "NOUN", "ADJ", "NUM")), None)
-    value = " ".join(t.text for t in phrase)
+    # as written: "plat-stg-euw1" is one value, though the tokenizer split it at its hyphens
+    value = sent.doc[phrase[0].i : phrase[-1].i + 1].text
     fact = Fact("semantic", "user", None, value, "", sent.text, "correction", 0.75, phrase[0].i, other=other)
     return fact
+
+
+def _moved_to(token: Any, following: list[Any]) -> bool:
+    """ "moved to", "changed to", "switched to": the value is what follows."""
+    return token.lemma_.lower() in ("move", "change", "switch", "migrate") and [
+        t.lower_ for t in following
+    ] == ["to"]
 
 
 def _only_no(text: str) -> bool:

@@ -63,6 +63,7 @@ CLASSES = frozenset(
         "code_noun",
         "norm_verb",
         "trouble_verb",
+        "setting_noun",
     }
 )
 

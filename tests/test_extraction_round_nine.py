@@ -132,3 +132,24 @@ def test_nothing_going_somewhere_is_a_rule_nothing_working_is_not(extractor: Cla
 def test_a_layout_of_the_code_is_the_projects(extractor: ClauseExtractor) -> None:
     (rule,) = extractor.extract([Turn("user", "style: 4 spaces, no tabs, max line length 100", 0)])
     assert (rule.key, rule.scope_level) == ("indentation", "project")
+
+
+def test_a_setting_said_as_what_it_is_fills_its_own_slot(extractor: ClauseExtractor) -> None:
+    assert facts(extractor, "Our default branch is master") == [("setting:default_branch", "master")]
+    assert facts(extractor, "the region is eu-west-1") == [("setting:region", "eu-west-1")]
+    assert texts(extractor, "The staging URL is staging.acme.dev.") == [
+        "S's staging URL is staging.acme.dev."
+    ]
+    # a judgement is no setting, nor someone else's
+    assert facts(extractor, "your branch is a mess") == []
+    assert not any(k and k.startswith("setting") for k, _ in facts(extractor, "the queue is really slow"))
+
+
+def test_a_correction_that_names_the_slot_first_keeps_the_value_after_it(extractor: ClauseExtractor) -> None:
+    earlier = Turn("user", "the staging url is staging.kraken-app.io", 0)
+    for said, value in (
+        ("scratch that, staging is stg.kraken-app.io now, old one decommissioned", "stg.kraken-app.io"),
+        ("scratch that, staging moved to stg.acme.internal last week", "stg.acme.internal"),
+    ):
+        found = [c for c in extractor.extract([earlier, Turn("user", said, 1)]) if c.turn.index == 1]
+        assert [(c.key, c.value) for c in found] == [("setting:staging_url", value)], said

@@ -5,6 +5,7 @@ lacks still fills the slot its sentence names ("our feature flags come from flag
 - ``products``: products in clauses, with the value replaced and the alternative named;
 - ``versions``: the version of a language or runtime, in its own slot;
 - ``names``: names the vocabulary lacks;
+- ``settings``: a setting said as what it is ("our default branch is master");
 - ``lines``: labeled lines and rundowns, item by item.
 """
 

@@ -22,6 +22,7 @@ from extractors.readers.common import (
 )
 from extractors.readers.stack.names import NameReader
 from extractors.readers.stack.products import fill
+from extractors.readers.stack.settings import SettingReader
 from extractors.render import plain
 from extractors.shell import Command
 
@@ -44,7 +45,7 @@ class _Label:
     carried: bool = False  # "languages: pt-br native, english fluent": the label of the item before
 
 
-class StackReader(NameReader):
+class StackReader(NameReader, SettingReader):
     """What a project (or a user, for their own tools) uses: products in clauses, labeled lines and
     telegraphic rundowns, and names the vocabulary lacks in a slot a sentence names."""
 
