@@ -153,3 +153,13 @@ def test_a_correction_that_names_the_slot_first_keeps_the_value_after_it(extract
     ):
         found = [c for c in extractor.extract([earlier, Turn("user", said, 1)]) if c.turn.index == 1]
         assert [(c.key, c.value) for c in found] == [("setting:staging_url", value)], said
+
+
+def test_a_participle_after_the_speakers_clause_is_still_theirs(extractor: ClauseExtractor) -> None:
+    said = facts(extractor, "i speak tagalog and english, learning japanese (N4 level-ish)")
+    assert ("learning:japanese", "japanese") in said
+    assert ("home_city", "Dubai") in facts(extractor, "I am from Kerala, living in Dubai since 2019.")
+    # but not after someone else's
+    assert not any(
+        k == "learning:japanese" for k, _ in facts(extractor, "my sister speaks french, learning japanese")
+    )

@@ -46,6 +46,16 @@ class FeatureReader(WhoReader):
         auxes = [c for c in head.children if c.dep_ in ("aux", "auxpass") and c.i < head.i]
         if subject is None and clause.parent is not None and head.dep_ == "conj" and _shares_subject(clause):
             subject = clause.parent.subject  # "we use postgres and deploy to fly" (not ", ignore that")
+        elif (
+            subject is None
+            and clause.parent is not None
+            and head.dep_ == "advcl"
+            and head.tag_ == "VBG"
+            and not any(c.dep_ == "mark" for c in head.children)
+            and clause.parent.subject is not None
+            and clause.parent.subject.lower_ in SPEAKER
+        ):
+            subject = clause.parent.subject  # "i speak tagalog and english, learning japanese": still "i"
         clause.subject = subject
         clause.about = self._about(subject) if subject is not None else "none"
         if subject is None and clause.parent is None and self._diary(head):
