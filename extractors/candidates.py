@@ -44,7 +44,16 @@ def qualifier_of(qualifiers: list[QualifierPattern], fact: Fact | None, sentence
         return qualifier_in(qualifiers, text, -1, -1)  # a rule as said holds its qualifier
     start = text.lower().find(fact.value.lower())
     end = start + len(fact.value) if start >= 0 else 0
-    return qualifier_in(qualifiers, text, max(start, 0), end)
+    found = qualifier_in(qualifiers, text, max(start, 0), end)
+    return None if found is not None and _names_own_slot(found, fact.key) else found
+
+
+def _names_own_slot(qualifier: str, key: str) -> bool:
+    """ "we use circleci for ci", "pytest for tests": the purpose the slot is, not where the fact
+    holds; kept as a qualifier it would keep the fact out of the slot a later change fills."""
+    words = [w for w in re.findall(r"[a-z0-9]+", qualifier.lower()) if w not in ("for", "the", "our", "all")]
+    slot = set(re.split(r"[_:.]", key.lower()))
+    return bool(words) and all(w in slot or w.rstrip("s") in slot for w in words)
 
 
 # values that name nothing, whatever read them

@@ -163,3 +163,11 @@ def test_a_participle_after_the_speakers_clause_is_still_theirs(extractor: Claus
     assert not any(
         k == "learning:japanese" for k, _ in facts(extractor, "my sister speaks french, learning japanese")
     )
+
+
+def test_the_slots_own_purpose_narrows_nothing(extractor: ClauseExtractor) -> None:
+    (ci,) = extractor.extract([Turn("user", "we use circleci for ci, the config's a mess", 0)])
+    assert (ci.key, ci.qualifier) == ("ci", None)
+    # a part of the project still narrows it
+    (db,) = extractor.extract([Turn("user", "we use postgres for the billing service", 0)])
+    assert db.qualifier == "for the billing service"
