@@ -314,15 +314,19 @@ class TechMarker:
 
         if inside_a_name(span) or among_names(span, products):
             return False  # "a small biotech called Helix Forge", "my mod Tea Garden Expanded", "Leo 9, Ava 6"
-        if len(span) == 1 and any(
-            c.dep_ == "compound"
-            and c.pos_ == "NOUN"
-            and c.is_lower
-            and c._.tech is None
-            and c.i == span.start - 1
-            for c in root.children
+        if (
+            len(span) == 1
+            and root.dep_ != "ROOT"
+            and any(
+                c.dep_ == "compound"
+                and c.pos_ == "NOUN"
+                and c.is_lower
+                and c._.tech is None
+                and c.i == span.start - 1
+                for c in root.children
+            )
         ):
-            return False  # "the sensor node", "a worker node": the word, described by the noun before it
+            return False  # "the sensor node", "a worker node" (not "use yarn": a verb read as a noun)
         if named_or_placed(span, before):
             return used(root)  # "call me Sam", "a consultant from Cairo", but "moved from Ruby to Go"
         if self._named_for_slot(root):

@@ -171,3 +171,8 @@ def test_the_slots_own_purpose_narrows_nothing(extractor: ClauseExtractor) -> No
     # a part of the project still narrows it
     (db,) = extractor.extract([Turn("user", "we use postgres for the billing service", 0)])
     assert db.qualifier == "for the billing service"
+
+
+def test_an_order_the_tagger_read_as_a_noun_still_names_the_product(extractor: ClauseExtractor) -> None:
+    # "use" tagged as a noun before "yarn" is no description of a word "yarn"
+    assert ("package_manager", "yarn") in facts(extractor, "No, use yarn, not npm.")
