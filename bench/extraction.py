@@ -49,6 +49,8 @@ NATURAL_SETS = (
     "natural_phrasing_holdout17.jsonl",
     "natural_phrasing_holdout16.jsonl",
     "natural_phrasing_holdout18.jsonl",
+    "natural_phrasing_holdout19.jsonl",
+    "natural_phrasing_holdout20.jsonl",
 )
 BATCH = 32
 
