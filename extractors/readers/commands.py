@@ -43,7 +43,7 @@ class CommandReader(ReaderBase):
                 self._near_purpose(tokens)
                 or self._own_subject_purpose(tokens)
                 or self._to_purpose(clause)
-                or self._subject_purpose(clause)
+                or subject_purpose(clause)
                 or self._method_purpose(clause, tokens)
             )
             if not command.arguments and not command.quoted and not self._ran(tokens, clause) and not said:
@@ -158,21 +158,22 @@ class CommandReader(ReaderBase):
         return None
 
     @staticmethod
-    def _subject_purpose(clause: Clause) -> str | None:
-        """ "the lint command is X", "tests run with X", "linting is done with X"."""
-        subject = clause.subject
-        if subject is None or (clause.head.dep_ == "conj" and subject.head.i != clause.head.i):
-            return None  # "X is used, and runs ...": the subject of the first clause
-        if any(c.lower_ == "type" for c in subject.children):
-            return "typecheck"  # "type checks are run with mypy --strict"
-        for word in (subject.lower_, subject.lemma_.lower(), *(c.lower_ for c in subject.children)):
-            if word in PURPOSE_WORDS:
-                return PURPOSE_WORDS[word]
-        return None
-
-    @staticmethod
     def _check_fact(value: str, checkpoint: str, clause: Clause) -> Fact:
         return check_fact(value, checkpoint, plain(clause.tokens), clause.head.i, "commands")
+
+
+def subject_purpose(clause: Clause) -> str | None:
+    """What the clause's subject says a command is for: "the lint command is X", "tests run with X",
+    "linting is done with X" (the report reader's too: "the check is `npm run format:check`")."""
+    subject = clause.subject
+    if subject is None or (clause.head.dep_ == "conj" and subject.head.i != clause.head.i):
+        return None  # "X is used, and runs ...": the subject of the first clause
+    if any(c.lower_ == "type" for c in subject.children):
+        return "typecheck"  # "type checks are run with mypy --strict"
+    for word in (subject.lower_, subject.lemma_.lower(), *(c.lower_ for c in subject.children)):
+        if word in PURPOSE_WORDS:
+            return PURPOSE_WORDS[word]
+    return None
 
 
 def _verb_of(participle: str) -> str:

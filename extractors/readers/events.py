@@ -7,7 +7,7 @@ import re
 
 from extractors.agent_turns import advises
 from extractors.clauses import Clause
-from extractors.readers.commands import CommandReader
+from extractors.readers.commands import subject_purpose
 from extractors.readers.common import (
     DEICTIC,
     Fact,
@@ -230,7 +230,7 @@ class EventReader(StackReader):
             return []
         did, state = self._did_or_is(clause)
         # "The check is `npm run format:check`": a command named for what it is for
-        named_for = CommandReader._subject_purpose(clause) if clause.head.lemma_ == "be" else None
+        named_for = subject_purpose(clause) if clause.head.lemma_ == "be" else None
         if not (did or state or (named_for and commands)):
             return []
         outcome = _outcome_of_run(clause)

@@ -20,11 +20,14 @@ class SettingReader(ReaderBase):
         if subject.lemma_.lower() not in self.lex["setting_noun"] or not _ours(subject):
             return []
         value = next((c for c in head.children if c.dep_ in ("attr", "acomp")), None)
-        if value is None or not _one_value(value):
+        if value is None:
+            return []
+        glued = _as_written(value)
+        if not _one_value(value, glued):
             return []
         words = [c.text for c in subject.children if c.dep_ in ("compound", "amod") and c.i < subject.i]
         thing = " ".join([*words, subject.text])
-        said = _glued(value).text
+        said = glued.text
         return [
             Fact(
                 kind="semantic",
@@ -48,10 +51,9 @@ def _ours(subject: Token) -> bool:
     )
 
 
-def _one_value(value: Token) -> bool:
+def _one_value(value: Token, glued: Span) -> bool:
     """A value said as one word: "master", "staging.acme.dev", "8080", "eu-west-1" (not "a mess",
     "really slow", "the one from last week")."""
-    glued = _glued(value)
     inside = range(glued.start, glued.end)
     if value.is_punct or any(c.dep_ != "punct" and c.i not in inside for c in value.children):
         return False
@@ -62,7 +64,7 @@ def _one_value(value: Token) -> bool:
     )
 
 
-def _glued(value: Token) -> Span:
+def _as_written(value: Token) -> Span:
     """The word ``value`` is part of, written without spaces: "eu-west-1" is three tokens."""
     doc, start, end = value.doc, value.i, value.i
     while start > 0 and not doc[start - 1].whitespace_ and not doc[start - 1].is_punct:
