@@ -28,7 +28,7 @@ from proxy.memory.erasure_bus import CHANNEL, ErasureBus
 from proxy.worker.held import HeldJobs
 from proxy.worker.queue import ExtractionJob
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.store_contract]
 
 FACT = "We deploy with zqvrtbeldeploy to production."
 QUERY = f"{FACT} What do we deploy with?"

@@ -17,7 +17,7 @@ from harness.upstream import UpstreamStub
 from proxy.settings import Settings
 from tests.conftest import RunningMnemo, serve_mnemo, store_for_test
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.store_contract]
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from harness.helpers import export_line, injected_block
 from harness.upstream import UpstreamStub
 from tests.conftest import NDJSON, RunningMnemo
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.store_contract]
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 

@@ -11,7 +11,7 @@ from harness.helpers import injected_block, openai_client, roles
 from harness.upstream import UpstreamStub
 from tests.conftest import RunningMnemo
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.store_contract]
 
 PNPM_TURN = "This repo uses pnpm, not npm. Always run pnpm test before opening a pull request."
 QUESTION = "How should I install dependencies, and what do I run before a PR?"

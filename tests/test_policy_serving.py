@@ -20,7 +20,7 @@ from policies.secrets import secret_matcher
 from proxy.settings import Settings
 from tests.conftest import RunningMnemo, serve_mnemo, store_for_test
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.store_contract]
 
 POLICY = """name: short
 version: 1

@@ -19,7 +19,7 @@ from harness.upstream import UpstreamStub
 from proxy.settings import Settings
 from tests.conftest import NDJSON, RunningMnemo, serve_mnemo, store_for_test
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.store_contract]
 
 
 def serve(store: Store, upstream: UpstreamStub, data: Path, **changes: Any) -> RunningMnemo:

@@ -15,7 +15,7 @@ from proxy.memory.redis_store import RedisMemoryStore
 from proxy.recall import recall
 from proxy.settings import RecallSettings
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.store_contract]
 
 FILLER = [
     f"Project p note {i}: the {a} service owns the {b} queue."

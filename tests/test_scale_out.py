@@ -44,7 +44,7 @@ from policies.loader import load_policy
 from proxy.settings import Settings
 from proxy.worker.queue import DEAD_LETTERS, GROUP, STREAM
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.store_contract]
 
 THREADS = 2
 TURNS_PER_THREAD = 60

@@ -19,7 +19,7 @@ from proxy.memory.embedded import EmbeddedStore
 from proxy.memory.redis_store import RedisMemoryStore
 from proxy.memory.store import ListQuery, RecallQuery
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.store_contract]
 
 NASTY = st.sampled_from(
     [

@@ -26,7 +26,7 @@ from harness.processes import MnemoProcess, spawn_cli, stopping, wait_ready
 from harness.upstream import UpstreamStub
 from tests.conftest import free_port
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.store_contract]
 
 
 def _store_pid(data_dir: Path) -> int:
