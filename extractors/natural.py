@@ -38,6 +38,7 @@ CATEGORIES = (
     "multi",
 )
 _WORD = re.compile(r"[\w.+#/@:'-]+", re.UNICODE)
+_SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*://", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,7 +185,8 @@ def _stem(word: str) -> str:
 
 
 def words(text: str) -> list[str]:
-    return [w for w in (_stem(w) for w in _WORD.findall(text)) if w]
+    # "https://app.tallyho.io" holds the host "app.tallyho.io" as a word of its own
+    return [w for w in (_stem(_SCHEME.sub("", w)) for w in _WORD.findall(text)) if w]
 
 
 def contains(haystack: str, needle: str) -> bool:
