@@ -300,6 +300,8 @@ class ClauseExtractor:
             facts += readers.timezone(sent)
         if not any(f.key == "diet" for f in facts):
             facts += readers.diet(sent, clauses)
+        if not any((f.key or "").startswith("health:") or f.reader == "personal.statement" for f in facts):
+            facts += readers.body_condition(sent)
         text = sent.text.strip()
         if not any(f.key and qualifier_of(self.qualifiers, f, text) for f in facts):
             exceptions = readers.exception(sent, clauses, qualifier_of(self.qualifiers, None, said))

@@ -195,12 +195,25 @@ def plain(tokens: list[Token]) -> str:
 
 
 def sentence(text: str) -> str:
-    text = " ".join(text.split())
+    text = _closed(" ".join(text.split()))
     text = re.sub(r"\.\.+$", ".", text)
     if not text:
         return text
     body = text if text.startswith(SUBJECT_MARK) else text[:1].upper() + text[1:]
     return body if body.endswith((".", "!", "?")) else body + "."
+
+
+def _closed(text: str) -> str:
+    """ "started eating fish again (pescatarian now": an aside cut off by the clause's end is dropped."""
+    depth, opened = 0, -1
+    for n, ch in enumerate(text):
+        if ch == "(" and (depth or n == 0 or text[n - 1] == " "):  # ("set.seed(42": code, kept)
+            depth, opened = depth + 1, n if depth == 0 else opened
+        elif ch == ")" and depth:
+            depth -= 1
+    if depth == 0 or len(text[:opened].split()) < 3:
+        return text
+    return text[:opened].rstrip(" ,;:-") + text[len(text.rstrip(".!?")) :]
 
 
 def keeps_first_person(text: str) -> bool:

@@ -97,6 +97,7 @@ class Shell:
             j = i + 1
             # "mongodb atlas, deploy on render": punctuation right after the program ends it
             ends = word.rstrip(".,;:!?)") != word
+            told = False  # the words after it say what it does: "npm test starts watch mode"
             while not ends and j < len(words) and len(args) < 10:
                 raw = words[j][2]
                 bare = raw if raw.endswith("/...") else raw.rstrip(".,;:!?)")
@@ -105,10 +106,21 @@ class Shell:
                 prose = bare.lower() in PROSE and bare.lower() not in program.verbs
                 if not bare or prose or not _ARG.match(bare) or bare in ("/", "="):
                     break  # ("pio run -t upload / serial: ...": a lone slash separates items)
+                if (
+                    args
+                    and not args[-1][2].startswith("-")  # ("-D warnings": a flag's value)
+                    and self._tells(bare)
+                    and self._prose_follows(words[j + 1 : j + 3])
+                ):
+                    told = True
+                    break  # "npm test starts watch mode": the command, then what it does
                 args.append((words[j][0], words[j][0] + len(bare), bare))
                 if bare != raw:
                     break  # punctuation after it ends the command
                 j += 1
+            if told and word.lower() in self.known_words:
+                i += 1  # "bundle size matters a bit": English, not `bundle size`
+                continue
             if not self._fits(program, word, args) or (word.startswith("(") and not args):
                 i += 1  # ("(jest was way too slow)": a product named in an aside, not a command)
                 continue
@@ -176,6 +188,14 @@ class Shell:
             return False
         return not (program.subcommands and (not args or args[0][2] not in program.subcommands))
 
+    def _prose_follows(self, words: list[tuple[int, int, str]]) -> bool:
+        """Two words of plain English come next ("... starts watch mode"), not arguments."""
+        return (
+            len(words) == 2
+            and words[0][2] not in _JOINING
+            and all(w.isalpha() and w.islower() and w in self.known_words for _, _, w in words)
+        )
+
     def _tells(self, word: str) -> bool:
         """A word of English in the third person ("misses", "hangs", "fails"): what a program does,
         said of it, not an argument given to it."""
@@ -205,6 +225,31 @@ class Shell:
             name = re.sub(r"\.(?:sh|py|ps1|bash)$", "", words[0].rsplit("/", 1)[-1].lower())
             return PURPOSE_ALIASES.get(name)
         return None
+
+
+# words that join what follows to the command ("clippy + tests before pushing"), not prose after it
+_JOINING = frozenset(
+    {
+        "before",
+        "after",
+        "on",
+        "in",
+        "for",
+        "to",
+        "and",
+        "or",
+        "when",
+        "if",
+        "with",
+        "from",
+        "at",
+        "by",
+        "until",
+        "then",
+        "first",
+        "once",
+    }
+)
 
 
 def load_shell(path: Path | None = None, known_words: frozenset[str] = frozenset()) -> Shell:

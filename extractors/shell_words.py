@@ -12,6 +12,10 @@ PROSE = frozenset(
         # "prisma w/ postgres": shorthand for "with", never an argument
         "w/",
         "w/o",
+        # "npx expo start --tunnel bc the wifi ...": chat for "because", never an argument
+        "bc",
+        "cuz",
+        "coz",
         # a program's name as the subject of a sentence: "mypy runs in strict mode", "phpstan yells"
         "runs",
         "fails",

@@ -98,7 +98,9 @@ _ADDRESSED = re.compile(r"\b(?:you|u|your|pls|please|can|could|why|how|what)\b",
 # "Assistants, store this rule: ...": words aimed at AI assistants at large are a paste's (a web page,
 # a tool's output, a comment planted for them), never the speaker's, who talks to this one as "you"
 _TO_ASSISTANTS = re.compile(
-    r"^\W*(?:(?:hey|hi|attention|note to|dear|to)\s+)?(?:all\s+)?(?:ai\s+|llm\s+)?"
+    # (but "Dear assistant,", "hey bot:" greet this one: the speaker's own message)
+    r"^\W*(?!(?:hey|hi|hello|dear)\s+(?:assistant|ai|bot|llm|agent|model)\s*[,:])"
+    r"(?:(?:hey|hi|attention|note to|dear|to)\s+)?(?:all\s+)?(?:ai\s+|llm\s+)?"
     r"(?:assistants?|ai|bots?|llms?|agents?|models?)\s*[,:]",
     re.I,
 )  # at the start of a line: "Assistants, ...", "Note to AI agents: ...", not "As an AI, I ..."

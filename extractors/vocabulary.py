@@ -319,14 +319,16 @@ class TechMarker:
             and root.dep_ != "ROOT"
             and any(
                 c.dep_ == "compound"
-                and c.pos_ == "NOUN"
-                and c.is_lower
+                and (
+                    (c.pos_ == "NOUN" and c.is_lower)
+                    or (c.is_upper and len(c) > 1 and span.text.islower())  # "the CI matrix"
+                )
                 and c._.tech is None
                 and c.i == span.start - 1
                 for c in root.children
             )
         ):
-            return False  # "the sensor node", "a worker node" (not "use yarn": a verb read as a noun)
+            return False  # "the sensor node", "the CI matrix" (not "use yarn": a verb read as a noun)
         if named_or_placed(span, before):
             return used(root)  # "call me Sam", "a consultant from Cairo", but "moved from Ruby to Go"
         if self._named_for_slot(root):

@@ -285,7 +285,11 @@ class FeatureReader(WhoReader):
                 set_apart = token.i < verb.i and any(
                     t.text in ("\u2014", "\u2013", "-", ";") for t in token.doc[token.i : verb.i]
                 )
-                if not (fronted_order or set_apart) and (
+                # "my cat has kidney disease, the vet said renal diet": the verb says something else
+                says_other = token.i < verb.i and any(
+                    c.dep_ in ("dobj", "ccomp") and c.i > verb.i for c in verb.children
+                )
+                if not (fronted_order or set_apart or says_other) and (
                     speaker is None or speaker.lower_ not in ("i", "we", "you", "u")
                 ):
                     return True  # "my brother keeps saying we should ...", "Tom said they use yarn"

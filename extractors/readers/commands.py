@@ -45,6 +45,9 @@ class CommandReader(ReaderBase):
                 or self._to_purpose(clause)
                 or subject_purpose(clause)
                 or self._method_purpose(clause, tokens)
+                # "run it with `uvicorn app.main:app --reload`": how the project is run, unless the
+                # command says what else it is for ("we run it via `pnpm test -- --runInBand`")
+                or (_runs_the_project(tokens) and (command.purpose or "dev"))
             )
             if not command.arguments and not command.quoted and not self._ran(tokens, clause) and not said:
                 continue  # "we use pytest" names a product, not a command
@@ -199,3 +202,19 @@ def _said_of(root: Token, clause: Clause) -> bool:
         "need",
         "must",
     )
+
+
+def _runs_the_project(command: Span) -> bool:
+    """ "run it with X", "start the app via X": X is how the project itself is run."""
+    root = command.root
+    while root.dep_ == "compound" and root.head.i != root.i:
+        root = root.head
+    verb = root.head.head if root.dep_ == "pobj" and root.head.lower_ in ("with", "via", "using") else None
+    if verb is None or verb.lemma_.lower() not in ("run", "start"):
+        return False
+    obj = next((c for c in verb.children if c.dep_ == "dobj"), None)
+    return obj is not None and obj.lemma_.lower() in _THE_PROJECT
+
+
+# what "run it", "start the app" runs: the project itself, served locally
+_THE_PROJECT = frozenset({"it", "app", "server", "service", "project", "api", "site", "backend", "frontend"})

@@ -269,6 +269,21 @@ def _name_parts(token: Token) -> list[Token]:
     return parts
 
 
+def _role_place(prep: Token) -> bool:
+    """ "in marine biology", "at Spotify": in what or where one works; not "in 2019", "in Pune" (the
+    home's fact), "for payments" (the role's own words end before it), nor a long aside."""
+    pobj = next((c for c in prep.children if c.dep_ == "pobj"), None)
+    if prep.lower_ not in ("in", "at") or pobj is None or len(list(prep.subtree)) > 7:
+        return False
+    if prep.lower_ == "in" and (pobj.pos_ != "NOUN" or pobj.ent_type_ in ("GPE", "LOC", "FAC")):
+        return False  # "a paramedic in nairobi": where one lives is the home's fact, not the role's
+    timed = pobj.like_num or any(c.dep_ == "nummod" for c in pobj.children)
+    return not timed and pobj.lemma_.lower() not in _TIME_UNITS and pobj.ent_type_ not in ("DATE", "TIME")
+
+
+_TIME_UNITS = frozenset({"year", "month", "week", "day", "decade", "while", "hour", "yr", "time", "now"})
+
+
 def value_of(token: Token, how: str) -> str:
     """The words of a value: a name with its parts, a role without its article, a phrase."""
     if how == "token":
@@ -291,8 +306,13 @@ def value_of(token: Token, how: str) -> str:
             return str(token.doc[parts[0].i : parts[-1].i + 1].text)  # as written: "Mei-Ling", "Jean-Luc"
         return joined(parts)
     if how == "role":
+        # "PhD student in marine biology at University of Bergen": the field and the place, as said
+        where = [t for c in token.children if c.dep_ == "prep" and _role_place(c) for t in c.subtree]
+        while where and where[-1].is_punct:
+            where.pop()  # "welder in a shipyard in Gdańsk,"
         return joined(
             [t for t in token.subtree if t.i <= token.i and t.dep_ not in ("det", "poss", "predet")]
+            + sorted(where, key=lambda t: t.i)
         )
     # without a relative clause or an apposition, whole: "Medellín, freelance dev" is Medellín
     asides = {t.i for c in token.subtree if c.dep_ in ("relcl", "appos") for t in c.subtree}

@@ -231,16 +231,18 @@ class EventReader(StackReader):
         did, state = self._did_or_is(clause)
         # "The check is `npm run format:check`": a command named for what it is for
         named_for = subject_purpose(clause) if clause.head.lemma_ == "be" else None
-        if not (did or state or (named_for and commands)):
-            return []
         outcome = _outcome_of_run(clause)
+        # "the full suite passes with `tox -e py313`": how the suite is run, whatever this run gave
+        ran_with = {c.text for c, span in commands if outcome and _run_with(clause, span)}
+        if not (did or state or (named_for and commands) or ran_with):
+            return []
         quoted = {t.i for _, span in commands for t in span}
         facts = self.stack(
             _as_project(clause), [s for s in techs if s.start not in quoted], reader="report.stack"
         )
         facts += self.named_in_slot(_as_project(clause), {f.anchor for f in facts})
         covered = {f.value.lower() for f in facts}
-        facts += _run_commands(clause, commands, covered, outcome, named_for)
+        facts += _run_commands(clause, commands, covered, outcome, named_for, ran_with)
         facts += self._change(clause, facts, did)
         return facts
 
@@ -398,22 +400,26 @@ def _run_commands(
     covered: set[str],
     outcome: bool,
     named_for: str | None = None,
+    ran_with: set[str] | None = None,
 ) -> list[Fact]:
     """The commands an agent's report names with their purpose ("`pnpm test` runs the suite"), or
-    with the purpose the clause names them for (``named_for``: "the check is `npm run lint`")."""
+    with the purpose the clause names them for (``named_for``: "the check is `npm run lint`"), or
+    the commands a result was had with (``ran_with``: "the suite passes with `tox -e py313`")."""
     facts = []
     wrapped = _wrapped_commands(clause, commands)
     for command, tokens in commands:
         if command.text in wrapped.values():
             continue  # said as what another command runs: kept with it
+        how = command.text in (ran_with or ())
+        purpose = named_for or command.purpose or ("test" if how and _of_tests(clause) else "")
         if (
             (clause.has(tokens[0]) or clause.has(tokens.root))
-            and (command.purpose or (named_for and command.runs_a_program))
+            and purpose
+            and (command.purpose or command.runs_a_program)
             and command.text.lower() not in covered
-            and not outcome  # "go build ./... and go test pass": this run, not how to run
+            and (how or not outcome)  # "go build ./... and go test pass": this run, not how to run
             and (command.arguments or command.quoted)  # a bare "mocha" is the product
         ):
-            purpose = named_for or command.purpose or ""
             fact = command_fact(command.text, purpose, clause, plain(clause.tokens), "report.command")
             fact.kind = "semantic"
             inner = wrapped.get(command.text)
@@ -421,6 +427,24 @@ def _run_commands(
                 fact.text = f"{fact.text.rstrip('.')}, which runs {inner}."
             facts.append(fact)
     return facts
+
+
+def _run_with(clause: Clause, command: Span) -> bool:
+    """ "passes with `tox -e py313`", "green via `make ci`": the command a result was had with."""
+    token = command.root
+    while token.dep_ in ("compound", "nmod", "appos") and token.head.i != token.i:
+        token = token.head
+    prep = token.head
+    return (
+        token.dep_ in ("pobj", "dobj")
+        and prep.lower_ in ("with", "via", "using", "through")
+        and prep.head.i == clause.head.i
+    )
+
+
+def _of_tests(clause: Clause) -> bool:
+    """ "the full suite passes", "tests are green": what passed is the tests."""
+    return any(t.lemma_.lower() in ("test", "suite", "spec", "testsuite") for t in clause.tokens)
 
 
 def _a_reason(clause: Clause) -> bool:

@@ -171,6 +171,13 @@ class PersonalReader(StatementReader):
             )
         ):
             return None  # "we moved to the farm": a kind of place, not where ("live in reykjavik" is)
+        if (frame.key or "").startswith("health:"):
+            if value_token.lower_ in _ILLNESS_HEADS and not any(
+                c.dep_ in ("compound", "amod", "poss") for c in value_token.children
+            ):
+                return None  # "I have a disease": which one is not said
+            if value_token.dep_ in ("compound", "amod") and value_token.head.lower_ in _ILLNESS_HEADS:
+                value_token = value_token.head  # "celiac disease": the illness as named
         value = value_of(value_token, frame.span)
         if not any(ch.isalnum() for ch in value):
             return None  # "in oaxaca 🇲🇽": a flag names no one
@@ -195,6 +202,14 @@ class PersonalReader(StatementReader):
             others = [n.i for n in hit.nodes.values() if n.i != value_token.i] if hit is not None else []
             before_noun = bool(others) and value_token.i < min(others)
             plural = value_token.tag_ == "NNS"  # "my daughter Ayumi ..., any tips": a plural names no one
+            noun = hit.nodes.get("noun") if hit is not None else None
+            if (
+                noun is not None
+                and noun.dep_ == "compound"
+                and noun.head.i == value_token.i
+                and text.lower() in self.lex["code_noun"] | self.lex["project_noun"]
+            ):
+                return None  # "our lab code is python": a kind of thing, no name (not "my dog biscuit")
             if (text.islower() and text in self.known_words and (before_noun or plural)) or (
                 text.isupper() and len(text) > 3
             ):
@@ -214,6 +229,19 @@ class PersonalReader(StatementReader):
             and not called
         ):
             return None  # "im colorblind": a word of English, not a name
+        if (
+            frame.key == "name"
+            and value_token.lower_ in self.lex["occupation_noun"]
+            and (value_token.text.isupper() or any(c.dep_ == "prep" for c in value_token.children))
+        ):
+            return (
+                None  # "I'm CTO at a startup": what the person is, not what they are called (Dev is a name)
+            )
+        if (
+            frame.key == "name"
+            and value_token.lower_ in self.lex["diet_word"] | self.lex["condition_adjective"]
+        ):
+            return None  # "im coeliac btw": a diet, not a name
         if frame.key == "name" and value.islower() and any(c.dep_ == "prep" for c in value_token.children):
             return None  # "im oncall wk of the 12th": a state with its time, not a name
         doc = value_token.doc
@@ -280,6 +308,9 @@ class PersonalReader(StatementReader):
         found = [z for z in found if not re.search(rf"\bnot\s+{re.escape(z)}\b", text, re.I)] or found
         ordered = sorted(set(found), key=text.find)
         value = ordered[0] if len(ordered) == 1 else f"{ordered[0]} ({', '.join(ordered[1:])})"
+        aside = re.match(r"\s*\(([^()]{2,30})\)", text[text.find(ordered[0]) + len(ordered[0]) :])
+        if len(ordered) == 1 and aside:
+            value = f"{value} ({aside.group(1).strip()})"  # "US central time (Chicago)": the place it names
         return [
             Fact(
                 kind="semantic",
@@ -338,12 +369,55 @@ class PersonalReader(StatementReader):
             )
         ]
 
+    def body_condition(self, sent: Span) -> list[Fact]:
+        """ "im type 1 diabetic", "i'm left handed lol": a state of the body said right after "I'm",
+        read from the words, since the parser takes "type" for a verb and "left" for "leave"."""
+        tokens = [t for t in sent if not t.is_space]
+        for n, token in enumerate(tokens):
+            opened = token.lower_ in ("im", "i'm") or (
+                token.lower_ in ("'m", "m", "am") and n > 0 and tokens[n - 1].lower_ == "i"
+            )
+            if not opened or (n > 1 and tokens[n - 2].lower_ in ("if", "when", "whether")):
+                continue
+            words: list[Token] = []
+            for word in tokens[n + 1 : n + 5]:
+                lower = word.lower_
+                # (a diet is the diet reader's; allergies and pregnancy have frames of their own)
+                if lower in self.lex["condition_adjective"] - self.lex["diet_word"] - _FRAMED_STATES or (
+                    lower == "handed" and words and words[-1].lower_ in ("left", "right")
+                ):
+                    value = joined([*words, word])
+                    return [
+                        Fact(
+                            kind="semantic",
+                            scope="user",
+                            key=f"health:{slug(value)}",
+                            value=value,
+                            text=f"{SUBJECT_MARK} is {value}.",
+                            span=plain(list(sent)),
+                            reader="personal.condition",
+                            confidence=0.8,
+                            anchor=word.i,
+                        )
+                    ]
+                if not (word.like_num or lower in _CONDITION_WORDS):
+                    break
+                words.append(word)
+        return []
+
     def diet(self, sent: Span, clauses: list[Clause]) -> list[Fact]:
         """ "pescatarian now", "vegetarian since 2019", "not vegan anymore, pescatarian now": a diet
         named anywhere the speaker says it of themselves."""
         facts = []
         for token in sent:
-            if token.lower_ not in self.lex["diet_word"]:
+            said = token.text
+            what = _free_of(token, sent.start)
+            if what is not None and f"{what.lower_}-free" in self.lex["diet_word"]:
+                before = {t.lower_ for t in sent.doc[max(sent.start, what.i - 3) : what.i]}
+                if not before & {"i", "im", "i'm", "'m", "m", "am"}:
+                    continue  # ("the pasta is gluten free": the food's)
+                said = sent.doc[what.i : token.i + 1].text  # "im gluten free", "I'm gluten-free"
+            elif token.lower_ not in self.lex["diet_word"]:
                 continue
             clause = next((c for c in clauses if c.has(token)), None)
             if clause is not None and (
@@ -367,15 +441,16 @@ class PersonalReader(StatementReader):
                 "meal",
                 "meals",
                 "dish",
+                *_ILLNESS_HEADS,
             ):
-                continue  # "a vegan recipe": about food, not the person
+                continue  # "a vegan recipe": about food, not the person; "celiac disease": an illness
             facts.append(
                 Fact(
                     "semantic",
                     "user",
                     "diet",
-                    token.text,
-                    f"{SUBJECT_MARK} is {token.text}.",
+                    said,
+                    f"{SUBJECT_MARK} is {said}.",
                     plain(list(sent)),
                     "personal.diet",
                     0.8,
@@ -383,6 +458,16 @@ class PersonalReader(StatementReader):
                 )
             )
         return facts[:1]
+
+
+def _free_of(token: Token, start: int) -> Token | None:
+    """What "free" is free of: "gluten free", "gluten-free" (three tokens)."""
+    if token.lower_ != "free" or token.i <= start:
+        return None
+    before = token.nbor(-1)
+    if before.text == "-" and before.i > start:
+        before = before.nbor(-1)
+    return before
 
 
 def _prep_of_frame(hit: FrameHit) -> bool:
@@ -422,6 +507,25 @@ def _agreed(text: str, value: str) -> str:
     return text.replace(" is called ", " are called ") if " and " in value else text
 
 
+# the words between "I'm" and a state of the body: "type 1 diabetic", "left handed", "legally blind"
+_CONDITION_WORDS = frozenset(
+    {
+        "type",
+        "left",
+        "right",
+        "legally",
+        "partially",
+        "mildly",
+        "severely",
+        "totally",
+        "completely",
+        "insulin",
+        "also",
+    }
+)
+_FRAMED_STATES = frozenset({"allergic", "intolerant", "pregnant"})
+# the head nouns of an illness's name: "kidney disease", "Tourette syndrome", "bipolar disorder"
+_ILLNESS_HEADS = frozenset({"disease", "syndrome", "disorder", "deficiency", "insufficiency", "failure"})
 # chat fillers the tagger may take for a name: "ocaml even tho ..."
 _FILLERS = frozenset({"tho", "though", "lol", "haha", "btw", "tbh", "imo", "ngl", "idk"})
 # what "call me ..." names that is no name

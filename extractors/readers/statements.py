@@ -157,6 +157,8 @@ class StatementReader(RuleReader):
         head = clause.head
         if head.lower_ in lex["transient_adjective"] or head.lemma_.lower() in lex["transient_adjective"]:
             return False  # "so sorry for typos"
+        if head.lower_ in ("same", "ditto", "likewise"):
+            return False  # "same for sign out": what was said before, of something else
         for c in content:
             words = {t.lower_ for t in c.subtree}
             transient = {c.lower_, c.lemma_.lower()} & lex["transient_adjective"]

@@ -88,6 +88,8 @@ def _of_artifacts(token: Token) -> bool:
             "branches",
             "tabs",  # "style: 4 spaces, no tabs, max line length 100": how the code is laid out
             "indentation",
+            "indent",  # "style: 2 spaces indent, single quotes": the code's
+            "semicolons",
         )
         for t in token.sent
     )

@@ -67,6 +67,14 @@ class NormRules(RuleBase):
             return plain(tokens)  # "all public functions get docstrings", "every pub fn needs a doc comment"
         if self._said_of_all(clause) and (not clause.negated or _no_subject(clause)):
             return plain(tokens)  # "every alert must link a runbook", "nobody merges their own PR"
+        if (
+            clause.about == "group"
+            and lemma in ("say", "write", "spell", "call")
+            and clause.head.tag_ == "VBP"
+            and not clause.negated
+            and sum(t.text in ("'", '"', "`", "\u2018", "\u2019", "\u201c", "\u201d") for t in tokens) >= 2
+        ):
+            return third_person(tokens, clause.subject).rstrip(".")  # "we say 'sign in' not 'log in'"
         verbs = lex["plan_verb"] | lex["cognition_verb"] | lex["speech_verb"] | {"have", "be", "get"}
         if clause.about in ("project", "thing") and lemma in ("need", "have"):
             verbs = verbs - {"need", "have"}  # "every PR needs two approvals": an obligation
@@ -155,6 +163,8 @@ class NormRules(RuleBase):
         lemmas = {t.lemma_.lower() for t in tokens}
         if clause.negated and not words & {"never", "ever"}:
             return None  # ("we don't ever force-push to main": never)
+        if clause.head.lemma_.lower() in ("follow", "adhere") and clause.head.tag_ in ("VBP", "VB"):
+            return third_person(tokens, clause.subject).rstrip(".")  # "we follow standard js style"
         if (
             any(t._.tech for t in tokens)
             and not duty

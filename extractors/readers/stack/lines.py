@@ -281,7 +281,12 @@ class StackReader(NameReader, SettingReader):
             nxt = tokens[size]
             separated = nxt.text in (":", "=", "-", "\u2013", "\u2014", "->", "=>")
             start = tokens[size + 1].i if separated and len(tokens) > size + 1 else nxt.i
-            category = self.vocab.category_of_label(words)
+            # "to release: tag, push the tag, ...": how to do it, steps or commands, not a slot's name
+            category = (
+                None
+                if tokens[0].i > piece.start and piece[0].lower_ in ("run", "to")
+                else (self.vocab.category_of_label(words))
+            )
             purpose = PURPOSE_WORDS.get(words) if size == 1 else None
             if words in ("test command", "build command", "lint command", "deploy command", "tests command"):
                 purpose = PURPOSE_WORDS.get(words.split()[0])

@@ -65,6 +65,9 @@ class NameReader(ProductReader):
             return []  # "app/models/": a path, not a name (but "... through unleash." ends a sentence)
         if not _name_like(value) or value.lower_ in self.lex["timezone"] | WEEKDAYS | MONTHS:
             return []  # "the CronJob ran on UTC": a time zone, not a host; "no deploys on friday": a day
+        described = any(c.dep_ == "amod" and c.pos_ in ("ADJ", "VERB") and c.is_lower for c in value.children)
+        if described or (value.dep_ == "dobj" and any(c.dep_ == "auxpass" for c in head.children)):
+            return []  # "logs must be structured json" (however parsed): a description, not a name
         spec = self.vocab.slot(category)
         if spec.scope != "project":
             return []
