@@ -31,6 +31,9 @@ class Read:
     correcting: bool = False
     bare: Any = None  # the corrected value when the correction names no slot ("sorry, I meant Utrecht")
     placed: dict[str, Command] = field(default_factory=dict)  # the line's commands, by placeholder
+    # the sentence's own facts of the corrected value's slot: kept when the correction finds nothing
+    # earlier to correct ("sorry i meant python 3.12 not 3.11", the 3.11 said in another session)
+    fallback: tuple[Fact, ...] = ()
 
 
 def qualifier_of(qualifiers: list[QualifierPattern], fact: Fact | None, sentence: str) -> str | None:

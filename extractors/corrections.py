@@ -41,6 +41,13 @@ def resolve(reads: list[Read], context_reads: list[Read]) -> list[Read]:
         target = _corrected(read, before) if read.bare is not None or read.fact.key else None
         if read.bare is not None:
             if target is None:
+                # nothing earlier to correct: the sentence's own fact of the value it names stands
+                value = read.bare.value.lower()
+                resolved += [
+                    replace(read, fact=f, bare=None, fallback=())
+                    for f in read.fallback
+                    if f.key and (value in f.value.lower() or f.value.lower() in value)
+                ]
                 continue
             fact = _with_value(target, read.fact.value)
             resolved = [r for r in resolved if r.fact is not target]

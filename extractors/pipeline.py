@@ -264,14 +264,21 @@ class ClauseExtractor:
                 facts += self._notes(sent, clauses, facts, commands, asked)
                 facts = _not_employers(facts, clauses)
             facts = fold_details(facts, sent, self.lexicon["hedge"])
-            bare = _corrected(facts, bare_value(sent, techs, commands)) if correcting else None
-            if bare is not None and bare.category:
+            named = bare_value(sent, techs, commands) if correcting else None
+            bare = _corrected(facts, named)
+            slot_facts: tuple[Fact, ...] = ()
+            if named is not None and named.category:
                 # "i meant postgres 14 not 16, the RDS instance is ancient": the value corrected is
-                # what the sentence says of that slot
-                facts = [f for f in facts if f.category != bare.category]
+                # what the sentence says of that slot, taken from the earlier fact or read already
+                slot_facts = tuple(f for f in facts if f.category == named.category)
+                held = [f for f in slot_facts if f.value.lower() in named.value.lower()]
+                if bare is not None or held:
+                    facts = [f for f in facts if f.category != named.category or (bare is None and f in held)]
             reads += [Read(f, turn, text, correcting, placed=placed or {}) for f in facts]
             if bare is not None:
-                reads.append(Read(bare, turn, text, True, bare=bare, placed=placed or {}))
+                reads.append(
+                    Read(bare, turn, text, True, bare=bare, placed=placed or {}, fallback=slot_facts)
+                )
         return merge_free_form(reads)
 
     def _sentence_facts(

@@ -133,3 +133,20 @@ def test_an_aside_cut_off_by_the_clause_is_dropped() -> None:
     assert sentence("S started eating fish again (pescatarian now") == "S started eating fish again."
     assert sentence("S runs set.seed(42") == "S runs set.seed(42."  # code, kept
     assert sentence("S has a pixel 8 (and a work iphone)") == "S has a pixel 8 (and a work iphone)."
+
+
+def test_a_correction_with_nothing_earlier_to_correct_keeps_its_value(extractor: ClauseExtractor) -> None:
+    # the 3.11 was said in another session: the sentence's own slot fact stands
+    assert ("python_version", "3.12") in facts(extractor, "sorry i meant python 3.12 not 3.11, typo earlier")
+    # the one meant, not the one it replaces
+    found = [v for k, v in facts(extractor, "sorry i meant postgres 14 not 16") if k == "database"]
+    assert found == ["postgres 14"]
+    assert facts(extractor, "I meant to use docker for this") == []
+
+
+def test_whose_exception_and_an_apology(extractor: ClauseExtractor) -> None:
+    (exception,) = extractor.extract([Turn("user", "except dark chocolate, thats my one exception", 0)])
+    assert exception.scope_level == "user"
+    (code,) = extractor.extract([Turn("user", "except my PRs for the docs repo, those can skip review", 0)])
+    assert code.scope_level == "project"
+    assert facts(extractor, "sorry my english") == []

@@ -118,6 +118,8 @@ class RuleBase(ReaderBase):
                 user += 1.5  # how answers look is said of answers; a code word nearby is usually context
             if lower in ("i", "i'm") and token.dep_ in ("nsubj", "nsubjpass"):
                 user += 1  # "on fridays i eat fish tho": about the speaker's own life
+            if lower == "my" and token.head.lemma_.lower() not in lex["code_noun"] | lex["project_noun"]:
+                user += 1  # "except dark chocolate, that's my one exception" (not "my PRs", "my repo")
             if lower == "me":
                 governor = token.head.lemma_.lower()
                 user += (

@@ -31,6 +31,9 @@ _NOT_RULES = frozenset(
         "bear",
         "notice",
         "let",
+        "sorry",  # "sorry my english": an apology, tagged as an order
+        "excuse",
+        "pardon",
     )
 )
 # verbs whose rule is in their object: "use pnpm", "avoid default exports", "name tests after ..."

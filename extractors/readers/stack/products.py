@@ -59,6 +59,19 @@ _TIMES = frozenset(
 )
 
 
+def _meant(clause: Clause) -> bool:
+    """ "i meant python 3.12": a correction that names the value itself (not "I meant to use X")."""
+    head = clause.head
+    return (
+        head.lemma_.lower() == "mean"
+        and head.tag_ == "VBD"
+        and clause.subject is not None
+        and clause.subject.lower_ == "i"
+        and any(c.dep_ in ("dobj", "attr", "npadvmod") for c in head.children)
+        and not any(c.dep_ in ("xcomp", "ccomp") for c in head.children)
+    )
+
+
 class ProductReader(ReaderBase):
     """What a project (or a user, for their own tools) uses, from the products its clauses name."""
 
@@ -67,6 +80,8 @@ class ProductReader(ReaderBase):
         if clause.about in ("third", "you", "family", "pet", "speaker_thing") or not clause.asserted:
             return False
         head = clause.head
+        if _meant(clause):
+            return True  # "sorry i meant python 3.12 not 3.11": the value said again, as it is
         if clause.about in ("speaker", "implied"):
             if head.lemma_.lower() not in _TOOL_VERBS:
                 return False  # "I work at Razorpay", "I'm teaching myself Python": not the stack
@@ -89,12 +104,15 @@ class ProductReader(ReaderBase):
     def stack(self, clause: Clause, techs: list[Span], reader: str = "stack.clause") -> list[Fact]:
         """Products a clause says the project uses (or the user, for their own tools)."""
         mine = self._said_in(clause, techs)
+        if _meant(clause):  # "i meant postgres 14 not 16, the RDS instance is ancient": the one meant
+            mine = [s for s in mine if s.root.head.i == clause.head.i]
         if not mine:
             return []
         if (
             clause.tense == "past"
             and clause.head.lemma_.lower() not in self._changes
             and clause.mood != "fragment"
+            and not _meant(clause)
         ):
             return []  # "we used Jest back then": not what it uses now
         sentence_techs = [s for s in techs if s.sent.start == clause.head.sent.start]
