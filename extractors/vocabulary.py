@@ -337,6 +337,8 @@ class TechMarker:
             return True  # "we moved the whole thing to render last sprint"
         if root.dep_ == "nsubjpass" and root.head.lemma_.lower() in _SET_UP:
             return True  # "Sentry is wired up for the API", "Renovate is configured": what was set up
+        if self._category[span.kb_id_] == "language" and _what_it_is_built_in(root):
+            return True  # "the bot is rust w/ tokio", "our api is go with chi"
         # "a proper team project", "quick rundown": a word that describes the next noun is a word
         describes = (
             root.dep_ in ("amod", "compound", "nmod") and root.head._.tech is None and root.head.i > root.i
@@ -369,6 +371,22 @@ class TechMarker:
         if describes and head in self.known_words and head not in self._labels and head not in _TRADE_HEADS:
             return False  # "i use a screen reader": the word describes the thing used
         return used(root)
+
+
+# things of a project that are written in a language: "the bot is rust", "our backend is go"
+_BUILT_THINGS = frozenset(
+    {"bot", "app", "api", "backend", "frontend", "service", "server", "cli", "tool", "firmware", "game"}
+    | {"site"}
+)
+
+
+def _what_it_is_built_in(root: Any) -> bool:
+    """A language named as what a thing of the project is: "the bot is rust", "the server is go"."""
+    head = root.head
+    if root.dep_ not in ("attr", "acomp") or head.lemma_ != "be":
+        return False
+    subject = next((c for c in head.children if c.dep_ == "nsubj"), None)
+    return subject is not None and subject.lemma_.lower() in _BUILT_THINGS
 
 
 def _versioned(span: Any) -> bool:

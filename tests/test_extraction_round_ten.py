@@ -150,3 +150,10 @@ def test_whose_exception_and_an_apology(extractor: ClauseExtractor) -> None:
     (code,) = extractor.extract([Turn("user", "except my PRs for the docs repo, those can skip review", 0)])
     assert code.scope_level == "project"
     assert facts(extractor, "sorry my english") == []
+
+
+def test_a_language_said_as_what_a_thing_of_the_project_is(extractor: ClauseExtractor) -> None:
+    assert ("language:rust", "rust") in facts(extractor, "the game is rust")
+    assert ("language:go", "go") in facts(extractor, "the server is go")
+    assert facts(extractor, "the bike is rust colored") == []
+    assert facts(extractor, "the old gate is rust and flaking paint") == []
