@@ -51,6 +51,8 @@ NATURAL_SETS = (
     "natural_phrasing_holdout18.jsonl",
     "natural_phrasing_holdout19.jsonl",
     "natural_phrasing_holdout20.jsonl",
+    "natural_phrasing_holdout21.jsonl",
+    "natural_phrasing_holdout22.jsonl",
 )
 BATCH = 32
 
