@@ -117,12 +117,10 @@ class CommandReader(ReaderBase):
     def _method_purpose(clause: Clause, command: Span) -> str | None:
         """A command as the means of a verb: "build the firmware with X", "we deploy via X", "the
         report gets regenerated with X", "run tests with X"; the verb, or what is run, is the purpose."""
-        root = command.root
-        while root.dep_ == "compound" and root.head.i != root.i:
-            root = root.head  # "with CMD1 pls": the parser took "pls" for the noun
-        if root.dep_ != "pobj" or root.head.lower_ not in ("with", "using", "via", "through", "by"):
+        means = _means_of(command)
+        if means is None:
             return None
-        verb = root.head.head
+        prep, verb = means
         if verb.pos_ in ("NOUN", "PROPN") and verb.dep_ == "dobj":
             verb = verb.head  # "i build the whole thesis pdf with X": the parser hung "with" on the object
         # "build it with X, flash with Y": the second verb is often tagged a noun
@@ -136,7 +134,7 @@ class CommandReader(ReaderBase):
             return PURPOSE_WORDS.get(obj.lower_) if obj is not None else None
         if lemma in ("be", "have", "get", "go", "come", "help", "fix", "try", "do", "make", "see"):
             return None
-        if root.head.lower_ == "by":
+        if prep.lower_ == "by":
             return PURPOSE_WORDS.get(lemma)  # "3000 is taken by storybook": no purpose of a command
         return PURPOSE_WORDS.get(lemma) or (lemma if verb.is_alpha and len(lemma) > 2 else None)
 
@@ -204,13 +202,24 @@ def _said_of(root: Token, clause: Clause) -> bool:
     )
 
 
-def _runs_the_project(command: Span) -> bool:
-    """ "run it with X", "start the app via X": X is how the project itself is run."""
+def _means_of(command: Span) -> tuple[Token, Token] | None:
+    """The preposition a command is the means of, and the word it hangs on: "build it with X", "we
+    deploy via X", "run it using X"."""
     root = command.root
     while root.dep_ == "compound" and root.head.i != root.i:
-        root = root.head
-    verb = root.head.head if root.dep_ == "pobj" and root.head.lower_ in ("with", "via", "using") else None
-    if verb is None or verb.lemma_.lower() not in ("run", "start"):
+        root = root.head  # "with CMD1 pls": the parser took "pls" for the noun
+    if root.dep_ != "pobj" or root.head.lower_ not in ("with", "using", "via", "through", "by"):
+        return None
+    return root.head, root.head.head
+
+
+def _runs_the_project(command: Span) -> bool:
+    """ "run it with X", "start the app via X": X is how the project itself is run."""
+    means = _means_of(command)
+    if means is None or means[0].lower_ not in ("with", "via", "using"):
+        return False
+    verb = means[1]
+    if verb.lemma_.lower() not in ("run", "start"):
         return False
     obj = next((c for c in verb.children if c.dep_ == "dobj"), None)
     return obj is not None and obj.lemma_.lower() in _THE_PROJECT
