@@ -62,7 +62,11 @@ def test_pause_stops_learning_disable_stops_both_resume_restores(
 ) -> None:
     project = unique("controls")
     api = openai.OpenAI(
-        base_url=mnemo.openai_base, api_key="k", max_retries=0, default_headers={"X-Mnemo-Project": project}
+        base_url=mnemo.openai_base,
+        api_key="k",
+        max_retries=0,
+        # a user of its own too: what other tests taught the shared server's default user is recalled
+        default_headers={"X-Mnemo-Project": project, "X-Mnemo-User": unique("controls-user")},
     )
 
     def ask(text: str) -> Mapping[str, str]:
