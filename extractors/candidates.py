@@ -74,8 +74,8 @@ def to_candidate(read: Read, qualifiers: list[QualifierPattern], extractor: str)
         return None
     fact = read.fact
     qualifier = None
-    if fact.reader == "rules.exception":
-        qualifier = fact.fields.get("exception_for")
+    if "exception_for" in fact.fields:
+        qualifier = fact.fields["exception_for"]
     elif fact.kind in ("semantic", "procedural") and fact.scope == "project":
         qualifier = qualifier_of(qualifiers, fact, read.sentence)
     text = fact.text

@@ -62,6 +62,7 @@ CLASSES = frozenset(
         "occupation_suffix",
         "code_noun",
         "norm_verb",
+        "practice_verb",
         "trouble_verb",
         "setting_noun",
     }

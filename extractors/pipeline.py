@@ -313,9 +313,17 @@ class ClauseExtractor:
         if not any(f.key and qualifier_of(self.qualifiers, f, text) for f in facts):
             exceptions = readers.exception(sent, clauses, qualifier_of(self.qualifiers, None, said))
             if exceptions:
-                # the exception, as said, stands for the sentence; its unqualified parts are not rules
+                # the exception, as said, stands for the sentence; its unqualified parts are not rules,
+                # and a slot it names holds only where the exception does ("except the invoicing
+                # service, that one's stuck on node 14": not the project's node version)
+                where = exceptions[0].fields.get("exception_for")
+                marker = next((t.i for t in sent if t.lower_ in ("except", "excepting")), None)
                 facts = [
-                    f for f in facts if f.kind != "procedural" and f.scope == "project" and f.key
+                    replace(f, fields={**f.fields, "exception_for": where})
+                    if where and marker is not None and f.anchor > marker
+                    else f
+                    for f in facts
+                    if f.kind != "procedural" and f.scope == "project" and f.key
                 ] + exceptions
         return facts
 
@@ -354,7 +362,9 @@ class ClauseExtractor:
         if clause.reported and clause.mood != "question":
             return readers.framed(clause, hits, turn.role)  # only "everyone calls me Effie": of the speaker
         if clause.mood == "question" and not polite:
-            return []  # but "could you always answer in German?" is a standing request
+            # but "could you always answer in German?" is a standing request, and a frame made for a
+            # question reads it ("can you call me Lexi instead?")
+            return readers.framed(clause, hits, turn.role)
         if polite:
             return readers.rules(clause)
         facts = readers.commands(clause, commands) if clause.asserted or clause.mood == "imperative" else []

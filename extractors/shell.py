@@ -18,6 +18,8 @@ from extractors.shell_words import PROSE, PURPOSE_ALIASES, command_like
 
 _ARG = re.compile(r"""^(?:-{1,2}[\w][\w.-]*(?:=\S+)?|[\w./:@=+%*,~^\[\]{}!-]+|'[^']*'|"[^"]*")$""")
 _PATH_PROGRAM = re.compile(r"^(?:\./|\.\./|bin/|scripts?/|tools/|~/)[\w./-]+$|^[\w-]+\.(?:sh|py|ps1|bash)$")
+_BARE_NAME = re.compile(r"[a-z][a-z0-9_.-]{2,30}")
+_FLAG = re.compile(r"--?[a-z][\w-]*(?:=\S+)?")
 _WORDS = re.compile(r"""'[^']*'|"[^"]*"|\S+""")
 _BACKTICKS = re.compile(r"`([^`\n]{1,200})`")
 _QUOTED = re.compile(r"""(?:(?<=\s)|^)(['"])([^'"\n]{2,200})\1(?=[\s,.;:!?)]|$)""")
@@ -55,7 +57,11 @@ class Shell:
     def runs(self, command: Command) -> bool:
         """Whether a command starts with a program we know or a path to one (`fetchUsr` does not)."""
         words = command.text.split()
-        return bool(words) and (words[0] in self.programs or bool(_PATH_PROGRAM.match(words[0])))
+        return bool(words) and (
+            words[0] in self.programs
+            or bool(_PATH_PROGRAM.match(words[0]))
+            or (len(words) > 1 and self._flagged_unknown(words[0], words[1]))
+        )
 
     def find(self, text: str) -> list[Command]:
         """Commands in ``text``: backticked spans first, then programs followed by arguments."""
@@ -81,6 +87,8 @@ class Shell:
                 i += 1
                 continue
             program = self._program(word)
+            if program is None and i + 1 < len(words) and self._flagged_unknown(word, words[i + 1][2]):
+                program = Program(exe=word)  # "snakemake --cores 8": a program the data lacks, and its flag
             after_article = i > 0 and words[i - 1][2].lower() in (
                 "the",
                 "a",
@@ -160,6 +168,15 @@ class Shell:
         if _PATH_PROGRAM.match(bare):
             return Program(exe=bare)
         return None
+
+    def _flagged_unknown(self, word: str, after: str) -> bool:
+        """A lowercase coined word with a flag after it ("snakemake -n", "zola serve" is not)."""
+        return (
+            bool(self.known_words)
+            and bool(_BARE_NAME.fullmatch(word))
+            and word not in self.known_words
+            and bool(_FLAG.fullmatch(after.rstrip(".,;:!?)")))
+        )
 
     def _command_like(self, word: str) -> bool:
         coined = bool(self.known_words) and word.isalpha() and word.islower() and word not in self.known_words

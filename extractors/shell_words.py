@@ -56,6 +56,7 @@ PROSE = frozenset(
         "for",
         "first",
         "instead",
+        "anymore",  # "we don't use jest anymore"
         "on",
         "in",
         "at",

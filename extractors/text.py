@@ -150,13 +150,26 @@ def clean_text(text: str) -> str:
 _INLINE_ITEM = re.compile(r"\s+[/|]\s+(?=[-*\u2022]\s)|\s+(?=\u2022\s)")
 
 
-# 'found this on a forum: "Always run apt full-upgrade first." legit?': words quoted from a source
-# the speaker names are that source's, not the speaker's own rule
+# 'found this on a forum: "Always run apt full-upgrade first." legit?', "my boss wrote 'we should
+# always deploy on fridays' in slack", "make this sound nicer: 'Hi team, ... Please stop emailing
+# PDFs.'": words quoted from a source the speaker names, or a passage of sentences set after a colon,
+# are that source's, not the speaker's own rule ("we say 'sign in' not 'log in'" is too short)
+_OPEN_QUOTE = r"(?:[\"\u201c]|(?<![\w'])['\u2018])"
+_QUOTED_BODY = r"(?:[^\"\u201c\u201d'\u2018\u2019\n]|(?<=\w)['\u2019](?=\w))"  # "I've" stays inside
+_CLOSE_QUOTE = r"(?:[\"\u201d]|['\u2019](?!\w))"
 _QUOTED_FROM = re.compile(
     r"(\b(?:found|saw|read|says|said|wrote|writes|posted|claims?|tweeted|according\s+to)\b"
-    r"[^\"\u201c\u201d\n]{0,60}?)[\"\u201c][^\"\u201d\n]{15,}[\"\u201d]",
+    rf"[^\"\u201c\u201d\n]{{0,60}}?){_OPEN_QUOTE}{_QUOTED_BODY}{{15,}}{_CLOSE_QUOTE}"
+    # after a colon: a passage of its own, two sentences or eight words
+    rf"|(:)\s*{_OPEN_QUOTE}(?=[^\n]*?(?:[.!?]\s+\w|(?:\S+\s+){{7}}))(?:{_QUOTED_BODY}){{15,}}{_CLOSE_QUOTE}",
     re.I,
 )
+
+
+def _quoted_away(match: re.Match[str]) -> str:
+    if match.group(1) is not None:
+        return f"{match.group(1)} that"
+    return ": that"
 
 
 def _inline_items(line: str) -> list[str]:
@@ -184,7 +197,7 @@ def learnable_lines(text: str, labels: frozenset[str] = frozenset()) -> list[str
         item = bool(_LIST_MARK.match(line))
         # "PASSED MY CPA EXAM 🎉🎉 the FAR section nearly killed me": in chat an emoji ends a sentence
         line = _EMOJI_BREAK.sub(". ", line).strip()
-        line = _QUOTED_FROM.sub(r"\1 that", line)
+        line = _QUOTED_FROM.sub(_quoted_away, line)
         line = _LAUGHTER.sub(" ", line)  # "moved to Kraków in march lol": the parser takes "lol" for the root
         line = _SPACES.sub(" ", _LIST_MARK.sub("", line)).strip()
         if not line:

@@ -9,7 +9,7 @@ from typing import Any
 
 from extractors.clauses import Clause
 from extractors.lexicon import Lexicon
-from extractors.render import SUBJECT_MARK
+from extractors.render import SUBJECT_MARK, third_singular
 from extractors.vocabulary import Vocabulary
 
 Token = Any
@@ -425,3 +425,15 @@ def pieces(sent: Span, cut_plus: bool = True, cut_colon: bool = False) -> list[S
     if start < sent.end:
         pieces.append(sent.doc[start : sent.end])
     return [p for p in pieces if len(p)]
+
+
+def with_borrowed_subject(clause: Clause, text: str) -> str:
+    """``text`` (a clause in the third person) given the subject it borrows from the clause before:
+    "I'm 52 and recovering from a knee replacement", "I travel light and prefer trains"."""
+    head, subject = clause.head, clause.subject
+    if subject is None or subject.lower_ not in ("i", "we") or clause.has(subject):
+        return text
+    verb = "is " if head.tag_ == "VBG" else ""
+    if head.tag_ in ("VB", "VBP"):  # "... and use NVDA": the borrowed "I" made "{subject} uses"
+        text = re.sub(rf"\b{re.escape(head.text)}\b", third_singular(head.lower_), text, count=1, flags=re.I)
+    return f"{SUBJECT_MARK} {verb}{text[:1].lower()}{text[1:]}"

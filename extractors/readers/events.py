@@ -273,14 +273,20 @@ class EventReader(StackReader):
             and any(t._.tech for t in clause.tokens)
         ):
             about = "project"  # "Confirmed: CI runs on Node 20" (parsed without its subject)
-        changed = lemma in self.lex["report_verb"]
+        # "I went with Pinia rather than Vuex": a choice made, said as going with it
+        changed = lemma in self.lex["report_verb"] or (
+            lemma == "go" and any(c.dep_ == "prep" and c.lower_ == "with" for c in head.children)
+        )
         did = (
             about in ("speaker", "group", "none", "implied")
             and clause.tense in ("past", "perfect")
             and changed
         )
-        if about == "implied" and head.tag_ in ("VBD", "VBN") and changed:
-            did = True  # "Upgraded to Next.js 15 and React 19."
+        opens = next((t for t in head.sent if not (t.is_punct or t.is_space)), None) == head
+        # (a "subject" after an opening verb is the parser's misreading of a list after a colon)
+        unsaid = opens and (subject is None or subject.i > head.i)
+        if (about == "implied" or unsaid) and head.tag_ in ("VBD", "VBN") and changed:
+            did = True  # "Upgraded to Next.js 15 and React 19.", "Switched to pnpm: ..."
         state = about == "project" and clause.tense in ("present", "perfect", "past")
         if clause.about == "none" and clause.mood == "fragment":
             state = False

@@ -55,6 +55,14 @@ class PersonalReader(StatementReader, SaidOfOneself):
             )
             if frame.presupposed and clause.mood != "question" and not clause.negated:
                 pass
+            elif clause.mood == "question":
+                # a frame made for it: "can you call me Lexi instead?" asks for a name to be used
+                if (
+                    clause.about != "you"
+                    or clause.modal not in ("can", "ca", "could", "would", "will", "wo")
+                    or any(c.dep_ == "det" for c in hit.nodes[frame.value].children)
+                ):
+                    continue  # (but "would you call me a genius?" asks an opinion)
             elif clause.mood != "imperative" and (not told or clause.modal not in (None, "ca", "can")):
                 continue
             if clause.tense == "past" and not frame.past and not frame.presupposed:

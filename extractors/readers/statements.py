@@ -4,12 +4,10 @@ senior backend engineer" (the role slot); not a state of the moment ("I'm tired"
 
 from __future__ import annotations
 
-import re
-
 from extractors.clauses import Clause
-from extractors.readers.common import DEICTIC, Fact, Token, condition, joined, value_of
+from extractors.readers.common import DEICTIC, Fact, Token, condition, joined, value_of, with_borrowed_subject
 from extractors.readers.rules import RuleReader
-from extractors.render import SUBJECT_MARK, implied_third_person, plain, third_person, third_singular, trim
+from extractors.render import implied_third_person, plain, third_person, trim
 
 # what a statement says of its subject: "i play the violin", "my mom is a teacher", "I work remotely"
 _COMPLEMENTS = frozenset(
@@ -246,14 +244,5 @@ def _statement_text(clause: Clause) -> str:
     if clause.about == "implied":
         text = implied_third_person(trim(clause.tokens), head)
     else:
-        text = third_person(clause.tokens, clause.subject, clause.referent)
-        subject = clause.subject
-        if subject is not None and subject.lower_ in ("i", "we") and not clause.has(subject):
-            # "I'm 52 and recovering from a knee replacement": the second clause borrows the subject
-            verb = "is " if head.tag_ == "VBG" else ""
-            if head.tag_ in ("VB", "VBP"):  # "... and use NVDA": the borrowed "I" made "{subject} uses"
-                text = re.sub(
-                    rf"\b{re.escape(head.text)}\b", third_singular(head.lower_), text, count=1, flags=re.I
-                )
-            text = f"{SUBJECT_MARK} {verb}{text[:1].lower()}{text[1:]}"
+        text = with_borrowed_subject(clause, third_person(clause.tokens, clause.subject, clause.referent))
     return text

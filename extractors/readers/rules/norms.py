@@ -161,7 +161,17 @@ class NormRules(RuleBase):
         lex = self.lex
         words = {t.lower_ for t in tokens}
         lemmas = {t.lemma_.lower() for t in tokens}
-        if clause.negated and not words & {"never", "ever"}:
+        # "we don't use classes in python here": what the team does not do, as a matter of course
+        # (but "we don't use docker at all", "we dont use jest anymore": a product not used is no rule,
+        # and "not that we use either", "we dont merge otherwise" say nothing of their own)
+        practice = (
+            clause.negated
+            and clause.head.lemma_.lower() in lex["practice_verb"]
+            and not any(t._.tech for c in clause.head.children if c.dep_ == "dobj" for t in c.subtree)
+            and not {t.lower_ for t in clause.tokens}
+            & {"anymore", "otherwise", "either", "it", "that", "them", "this"}
+        )
+        if clause.negated and not words & {"never", "ever"} and not practice:
             return None  # ("we don't ever force-push to main": never)
         if clause.head.lemma_.lower() in ("follow", "adhere") and clause.head.tag_ in ("VBP", "VB"):
             return third_person(tokens, clause.subject).rstrip(".")  # "we follow standard js style"
@@ -169,13 +179,18 @@ class NormRules(RuleBase):
             any(t._.tech for t in tokens)
             and not duty
             and not clause.standing
+            and not practice
             and not (lemmas & lex["code_noun"])
         ):
             return None  # "we use postgres": the stack reader's
         if clause.head.tag_ not in ("VBP", "VB") and not duty:
             return None
         if not (
-            lemmas & lex["code_noun"] or duty or clause.standing or words & {"everything", "all", "only"}
+            lemmas & lex["code_noun"]
+            or duty
+            or clause.standing
+            or practice
+            or words & {"everything", "all", "only"}
         ):
             return None
         return third_person(tokens, clause.subject).rstrip(".")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from extractors.clauses import Clause
-from extractors.readers.common import DEICTIC, Fact, Span, Token, joined
+from extractors.readers.common import DEICTIC, Fact, Span, Token, joined, with_borrowed_subject
 from extractors.readers.rules.facts import in_third_person
 from extractors.readers.rules.notes import NoteRules
 from extractors.readers.rules.standing import contiguous
@@ -112,7 +112,7 @@ class RuleReader(NoteRules):
             return []
         wished = next((c for c in head.children if c.dep_ == "dobj"), None)
         if (
-            clause.modal in ("'d", "d", "would", "would-prefer")
+            (clause.modal in ("'d", "d", "would", "would-prefer") or head.lemma_.lower() in ("want", "need"))
             and not clause.standing
             and wished is not None
             and any(c.lower_ in ("a", "an", "this", "that") for c in wished.children)
@@ -127,7 +127,7 @@ class RuleReader(NoteRules):
         value = plain(obj)
         scope = "user" if clause.about == "speaker" else "project"
         key, slot_value = self.rule_slot(obj, "user")
-        text = third_person(trim(contiguous(clause)), clause.subject)
+        text = with_borrowed_subject(clause, third_person(trim(contiguous(clause)), clause.subject))
         if key in ("indentation", "response_length") and slot_value is not None:
             text = self.slot_text(key, slot_value, text)
             value = slot_value

@@ -224,7 +224,9 @@ class StandingRules(NormRules):
         relative = {t.lower_ for t in tokens if t.tag_ == "WDT"}
         # "when you give me sql make it postgres dialect": "it" is what the "when" named
         named = {"it", "them"} if any(t.dep_ == "advcl" for t in aside) else set()
-        if _at_hand(clause, words - generic - relative - named - {t.lower_ for t in aside}):
+        if _at_hand(
+            clause, words - generic - relative - named - _whole_project(tokens) - {t.lower_ for t in aside}
+        ):
             return False
         if clause.negated or checkpoint_of(clause) is not None:
             return True
@@ -254,6 +256,22 @@ class StandingRules(NormRules):
         return False
 
 
+# what "this" or "here" points at when it is the whole of the work: "don't use lodash in this codebase"
+_WHOLE = frozenset(
+    {"codebase", "repo", "repository", "project", "monorepo", "team", "company", "org", "workspace"}
+)
+
+
+def _whole_project(tokens: list[Token]) -> set[str]:
+    """ "in this codebase", "here": words that point at the project itself, not at the task at hand."""
+    return {
+        t.lower_
+        for t in tokens
+        if (t.dep_ == "det" and t.lower_ == "this" and t.head.lemma_.lower() in _WHOLE)
+        or (t.lower_ == "here" and t.dep_ == "advmod" and t.head.pos_ in ("VERB", "AUX"))
+    }
+
+
 def _at_hand(clause: Clause, words: set[str]) -> bool:
     """An order about the task at hand, not a rule: "don't touch that file", "run all 3"."""
     if words & DEICTIC or clause.transient or "accordingly" in words:
@@ -262,18 +280,25 @@ def _at_hand(clause: Clause, words: set[str]) -> bool:
         return True  # "ignore the last message"
     after = [t for t in clause.tokens if t.i > clause.head.i]
     if after and (
-        after[0].pos_ == "NUM"
+        (after[0].pos_ == "NUM" and not _counts_the_object(after[0], clause.head))
         or (
             after[0].lower_ in ("all", "both", "each")
             and (len(after) == 1 or after[1].pos_ not in ("NOUN", "PROPN", "ADJ"))
         )
     ):
         return True  # "run all 3 after your changes", "run both": the things just listed
+    if any(c.dep_ == "dobj" and c.text[:1].isdigit() for c in clause.head.children):
+        return True  # "convert 350F to celsius": a quantity at hand
     # "don't refactor anything" (but "... anything in migrations/"): the task at hand
     return any(
         c.dep_ == "dobj" and c.lower_ in ("anything", "everything", "something") and not list(c.children)
         for c in clause.head.children
     ) and not any(c.dep_ == "prep" for c in clause.head.children)
+
+
+def _counts_the_object(number: Token, head: Token) -> bool:
+    """ "use 2 spaces": the number counts what the order is about, it is not the thing itself."""
+    return number.dep_ == "nummod" and number.head.dep_ == "dobj" and number.head.head.i == head.i
 
 
 def contiguous(clause: Clause) -> list[Token]:

@@ -120,6 +120,8 @@ class NameReader(ProductReader):
             return []  # "foo.test.ts": a file, not a product
         if name[0].text[:1] in "~<>≈" or name[0].like_num or name[0].text[:1].isdigit():
             return []  # "~400k LOC", "3 repos": a count, not a name
+        if name[0].lower_ in _ORDERS:
+            return []  # "Use 2 spaces for indentation.": an order the tagger took for a name
         value = piece.doc[name[0].i : name[-1].i + 1].text  # as written: "@wordpress/env", "esp-hal"
         glued = " " not in value and any(ch in value for ch in "-_") and value.lower() not in self.known_words
         coined = glued or any(self._coined(t) for t in name)
@@ -185,6 +187,9 @@ class NameReader(ProductReader):
             "INTJ",
         ) and not (token.is_stop and token.pos_ != "PROPN")
 
+
+# verbs that open an order, capitalized at a sentence's start and then tagged as names
+_ORDERS = frozenset({"use", "prefer", "avoid", "keep", "put", "add", "run", "make", "try", "stick", "always"})
 
 # labels too loose to name a slot for a name the vocabulary lacks: "client is northwind coffee",
 # "pm is ana" (the project manager), "the primary site server is BRG-CM01"

@@ -1,0 +1,112 @@
+"""Shapes of language learned in round eleven (bench/RESULTS.md), each with a case that must be read
+and one that must not: passages quoted from someone else, orders about a quantity at hand, the
+project pointed at as "this codebase", what a team does not do, a name asked for politely, a slot
+named inside an exception, a subject borrowed by a second verb, programs the data lacks, and an
+agent's choices and subjectless reports."""
+
+from __future__ import annotations
+
+from extractors import ClauseExtractor, Turn
+from tests.test_extraction import facts, texts
+
+
+def test_a_passage_quoted_from_someone_else_is_theirs(extractor: ClauseExtractor) -> None:
+    for said in (
+        "can you make this sound less passive aggressive: 'Hi team, as I've said before, we always use "
+        "the shared drive for invoices. Please stop emailing PDFs. Thanks, Karen'",
+        "from some blog: 'Senior engineers always write tests first. Never use print debugging. We use "
+        "Kubernetes for everything.' is this actually good advice?",
+        "my boss wrote 'we should always deploy on fridays to keep momentum' in slack. is that insane??",
+    ):
+        assert facts(extractor, said) == [], said
+    # a short quote is the speaker's own words, and so is a rule set after a colon
+    assert texts(extractor, "we say 'sign in' not 'log in' in the UI") == [
+        "S says 'sign in' not 'log in' in the UI."
+    ]
+    assert facts(extractor, "our rule: 'never push to main'") != []
+
+
+def test_an_order_about_a_quantity_is_for_now(extractor: ClauseExtractor) -> None:
+    assert facts(extractor, "convert 350F to celsius") == []
+    assert ("indentation", "2 spaces") in facts(extractor, "use 2 spaces for indentation")
+    # a number that is not what the order counts still makes it an order for now
+    assert facts(extractor, "run 3 of them") == []
+
+
+def test_this_codebase_is_the_project_not_the_task_at_hand(extractor: ClauseExtractor) -> None:
+    assert texts(extractor, "dont use lodash in this codebase, we ripped it out last year on purpose") == [
+        "S rule: Dont use lodash in this codebase."
+    ]
+    assert facts(extractor, "don't touch this file") == []
+    assert facts(extractor, "don't refactor this component") == []
+
+
+def test_what_a_team_does_not_do_is_its_rule(extractor: ClauseExtractor) -> None:
+    assert texts(extractor, "we dont use classes in python here, just plain functions + dataclasses") == [
+        "S does not use classes in python here, just plain functions + dataclasses."
+    ]
+    assert texts(extractor, "we don't mock the database in tests") == [
+        "S does not mock the database in tests."
+    ]
+    # a product not used, a pronoun, a consequence: no rule
+    for said in (
+        "we don't use docker at all so skip the dockerfile stuff",
+        "no we don't use redis, where did that come from",
+        "we don't use it much",
+        "we don't have CI yet",
+    ):
+        assert facts(extractor, said) == [], said
+    assert ("test_framework", "vitest") in facts(extractor, "oh we don't use jest anymore, it's vitest now")
+
+
+def test_a_name_asked_for_politely(extractor: ClauseExtractor) -> None:
+    assert facts(extractor, "hey actually can you call me Lexi instead? Alex felt too formal") == [
+        ("name", "Lexi")
+    ]
+    for said in ("would you call me a genius?", "can you call me when it's done?", "what should i call you?"):
+        assert facts(extractor, said) == [], said
+
+
+def test_a_slot_named_after_except_holds_only_there(extractor: ClauseExtractor) -> None:
+    found = extractor.extract(
+        [Turn("user", "except the old invoicing service, that one's stuck on node 14 til we rewrite it", 0)]
+    )
+    node = [c for c in found if c.key == "node_version"]
+    assert [(c.value, c.qualifier) for c in node] == [("14", "old invoicing service")]
+    # before the "except", the slot is the project's
+    rest = extractor.extract(
+        [Turn("user", "all services run on node 20 except billing, that one is on node 16", 0)]
+    )
+    assert ("20", None) in [(c.value, c.qualifier) for c in rest if c.key == "node_version"]
+
+
+def test_a_second_verb_borrows_the_speakers_subject(extractor: ClauseExtractor) -> None:
+    said = "I usually travel with just a carry-on and prefer trains over flying whenever possible."
+    assert any("prefers trains over flying" in t for t in texts(extractor, said))
+    # a wish for one thing now is not a preference
+    asked = "I use Xero for invoices and want a small python script to export jobs from my google sheet"
+    assert not any("script" in t for t in texts(extractor, asked))
+
+
+def test_a_program_the_data_lacks_runs_with_its_flags(extractor: ClauseExtractor) -> None:
+    found = texts(extractor, "snakemake --cores 8 runs the whole pipeline, snakemake -n for a dry run")
+    assert any("snakemake --cores 8" in t and "snakemake -n" in t for t in found)
+    # a dash between words is punctuation, not a flag
+    assert facts(extractor, "the build -- as usual -- broke") == []
+
+
+def test_an_agents_choice_and_its_subjectless_report(extractor: ClauseExtractor) -> None:
+    chose = facts(
+        extractor,
+        "I went with Pinia rather than Vuex since you're on Vue 3 — stores are in src/stores/.",
+        role="assistant",
+    )
+    assert ("state_management", "Pinia") in chose
+    switched = facts(
+        extractor,
+        "Switched to pnpm: deleted package-lock.json, generated pnpm-lock.yaml, and updated CI to run "
+        "`pnpm install --frozen-lockfile`.",
+        role="assistant",
+    )
+    assert ("install_command", "pnpm install --frozen-lockfile") in switched
+    assert facts(extractor, "Went with the simplest fix.", role="assistant") == []
