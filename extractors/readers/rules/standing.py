@@ -298,7 +298,8 @@ def _at_hand(clause: Clause, words: set[str]) -> bool:
 
 def _counts_the_object(number: Token, head: Token) -> bool:
     """ "use 2 spaces": the number counts what the order is about, it is not the thing itself."""
-    return number.dep_ == "nummod" and number.head.dep_ == "dobj" and number.head.head.i == head.i
+    counted: Token = number.head
+    return bool(number.dep_ == "nummod" and counted.dep_ == "dobj" and counted.head.i == head.i)
 
 
 def contiguous(clause: Clause) -> list[Token]:
