@@ -102,8 +102,16 @@ def inside_a_name(span: Any) -> bool:
     )
 
 
+# what chat opens with: "quick q", "quick question", "quick one"
+_OPENING_NOUNS = frozenset({"q", "qn", "question", "questions", "one", "thing", "note", "favor", "favour"})
+
+
 def counted_or_dated(span: Any, before: str) -> bool:
-    """A name read as an ordinary word: counted ("one stack per env"), or a day ("since last Monday")."""
+    """A name read as an ordinary word: counted ("one stack per env"), or a day ("since last Monday"),
+    or the opening of a message ("quick q — our backend is django")."""
+    doc = span.doc
+    if span.end < len(doc) and doc[span.end].lower_ in _OPENING_NOUNS:
+        return True
     if before in ("last", "next", "this", "every", "since", "until", "each"):
         return True  # "since last Monday": a day, not Monday.com
     if any(

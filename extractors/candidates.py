@@ -137,9 +137,21 @@ def unique_slots(facts: list[Fact]) -> list[Fact]:
         marker = (fact.key, fact.value.lower())
         if fact.key is not None and marker in seen:
             continue
+        if fact.key is not None and any(_inside(fact, other) for other in facts):
+            continue  # "Biases" beside "Weights & Biases": a piece of a name read whole
         seen.add(marker)
         unique.append(fact)
     return unique
+
+
+def _inside(fact: Fact, other: Fact) -> bool:
+    """``fact``'s value is a part of ``other``'s, in the same slot: a shorter reading of one name."""
+    if other is fact or other.key != fact.key or len(other.value) <= len(fact.value):
+        return False
+    if not (fact.reader.startswith("stack.") and other.reader.startswith("stack.")):
+        return False  # ("stack test" beside "stack test --fast": two commands)
+    words, longer = fact.value.lower().split(), other.value.lower().split()
+    return any(longer[i : i + len(words)] == words for i in range(len(longer) - len(words) + 1))
 
 
 def put_back(text: str, placed: dict[str, Command] | None) -> str:

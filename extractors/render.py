@@ -148,7 +148,9 @@ def implied_third_person(tokens: list[Token], head: Token) -> str:
     body = "".join(t.text_with_ws for t in tokens).strip()
     if not body:
         return ""
-    verb = "is " if head.pos_ in ("ADJ", "NOUN", "PROPN") else ""
+    # "allergic to peanuts", "studying for the CPA exam": the left-out "I'm"
+    opens_with_ing = head.tag_ == "VBG" and tokens[0].i == head.i
+    verb = "is " if head.pos_ in ("ADJ", "NOUN", "PROPN") or opens_with_ing else ""
     body = re.sub(r"(?<![\w'])my(?![\w'])", "their", body, flags=re.I)
     body = re.sub(r"(?<![\w'])me(?![\w'])", "them", body, flags=re.I)
     return sentence(f"{SUBJECT_MARK} {verb}{body[:1].lower() + body[1:]}")

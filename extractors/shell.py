@@ -18,7 +18,7 @@ from extractors.shell_words import PROSE, PURPOSE_ALIASES, command_like
 
 _ARG = re.compile(r"""^(?:-{1,2}[\w][\w.-]*(?:=\S+)?|[\w./:@=+%*,~^\[\]{}!-]+|'[^']*'|"[^"]*")$""")
 _PATH_PROGRAM = re.compile(r"^(?:\./|\.\./|bin/|scripts?/|tools/|~/)[\w./-]+$|^[\w-]+\.(?:sh|py|ps1|bash)$")
-_BARE_NAME = re.compile(r"[a-z][a-z0-9_.-]{2,30}")
+_BARE_NAME = re.compile(r"[a-z][a-z0-9_-]{2,30}")
 _FLAG = re.compile(r"--?[a-z][\w-]*(?:=\S+)?")
 _WORDS = re.compile(r"""'[^']*'|"[^"]*"|\S+""")
 _BACKTICKS = re.compile(r"`([^`\n]{1,200})`")

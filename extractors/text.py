@@ -208,8 +208,29 @@ def learnable_lines(text: str, labels: frozenset[str] = frozenset()) -> list[str
             kept.append(f"{header}: {line}")
             continue
         header = _header(line)
-        kept.append(line)
+        line, asides = _own_asides(line)
+        kept += [line, *asides] if line else asides
     return kept
+
+
+# "where do i even start (im in Ireland)", "im retired (was an electrician 40 yrs)": an aside that
+# says something of the speaker is a sentence of its own (its sentence may be a question)
+_OWN_ASIDE = re.compile(
+    r"\(\s*((?:i'?m|i\s+am|i\s+was|i\s+live|i\s+work|i've|i\s+have|was|used\s+to\s+be)\b[^()]{2,80}?)\s*\)",
+    re.IGNORECASE,
+)
+
+
+def _own_asides(line: str) -> tuple[str, list[str]]:
+    asides = []
+    for match in _OWN_ASIDE.finditer(line):
+        said = match.group(1).strip()
+        if said.lower().startswith(("was ", "used ")):
+            said = f"I {said}"  # "(was an electrician 40 yrs)": the speaker's, the "I" left out
+        asides.append(said)
+    if not asides:
+        return line, []
+    return _SPACES.sub(" ", _OWN_ASIDE.sub(" ", line)).strip(), asides
 
 
 _SQL = re.compile(

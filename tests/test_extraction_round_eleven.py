@@ -110,3 +110,55 @@ def test_an_agents_choice_and_its_subjectless_report(extractor: ClauseExtractor)
     )
     assert ("install_command", "pnpm install --frozen-lockfile") in switched
     assert facts(extractor, "Went with the simplest fix.", role="assistant") == []
+
+
+def test_an_aside_about_oneself_is_a_sentence_of_its_own(extractor: ClauseExtractor) -> None:
+    asked = "now i need to change my surname on everything, where do i even start (im in Ireland)"
+    assert ("home_city", "Ireland") in facts(extractor, asked)
+    said = texts(extractor, "im retired (was an electrician 40 yrs) and now i do woodworking")
+    assert "S was an electrician 40 yrs." in said
+    # an aside that is not said of oneself stays where it is
+    assert facts(extractor, "where do i even start (the forms are all in Irish)") == []
+
+
+def test_an_opening_ing_verb_is_the_speakers_own(extractor: ClauseExtractor) -> None:
+    assert "S is studying for the CPA exam." in texts(
+        extractor, "studying for the CPA exam, FAR section is in 3 weeks."
+    )
+    assert facts(extractor, "running the tests, it fails") == []
+
+
+def test_a_product_said_in_two_names_is_one_value(extractor: ClauseExtractor) -> None:
+    found = facts(extractor, "infra is all terraform on aws — eks 1.29, rds postgres, argocd for deploys.")
+    assert ("database", "rds postgres") in found
+    assert ("database", "postgres and mysql") in facts(extractor, "we use postgres and mysql")
+    # a piece of a name read whole is not a second value
+    tracked = facts(extractor, "training on a single RTX 4090, tracking runs with Weights & Biases.")
+    assert [v for k, v in tracked if k == "analytics"] == ["Weights & Biases"]
+
+
+def test_words_that_open_a_message_are_no_product(extractor: ClauseExtractor) -> None:
+    found = facts(extractor, "quick q — our backend is django 5.0 on python 3.12, postgres 16 behind it")
+    assert not any(v == "quick" for _, v in found)
+    assert ("backend_framework", "django 5.0") in found
+
+
+def test_a_product_and_its_version_is_no_ones_name(extractor: ClauseExtractor) -> None:
+    found = facts(extractor, "hey so im building a lil recipe app for my mom, its flutter 3.19 + firebase")
+    assert not any((k or "").startswith("family:") for k, _ in found)
+    assert ("mobile_framework", "flutter 3.19") in found
+    assert ("family:son", "Ruby") in facts(extractor, "my son Ruby is 4")
+
+
+def test_a_command_and_what_it_does_is_no_product(extractor: ClauseExtractor) -> None:
+    found = facts(
+        extractor, "the e2e tests are playwright — `yarn e2e` runs headless, `yarn e2e:ui` opens ui mode"
+    )
+    assert not any((k or "").startswith("tool:") for k, _ in found)
+    assert ("e2e_framework", "playwright") in found
+
+
+def test_people_at_work_by_name(extractor: ClauseExtractor) -> None:
+    assert facts(extractor, "my manager is Priya") == [("circle:manager", "Priya")]
+    assert facts(extractor, "my boss is called Tom") == [("circle:boss", "Tom")]
+    assert facts(extractor, "my lead is out sick") == []

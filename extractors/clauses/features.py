@@ -58,7 +58,9 @@ class FeatureReader(WhoReader):
             subject = clause.parent.subject  # "i speak tagalog and english, learning japanese": still "i"
         clause.subject = subject
         clause.about = self._about(subject) if subject is not None else "none"
-        if subject is None and clause.parent is None and self._diary(head):
+        # (an opening "studying for the CPA exam, ..." is parsed as an aside of what follows)
+        opening = clause.parent is None or (head.dep_ == "advcl" and head.tag_ == "VBG")
+        if subject is None and opening and self._diary(head):
             clause.about = "implied"  # "moved to Kraków in march", "allergic to peanuts"
         if subject is None and clause.about == "none" and head.tag_ == "VBD" and _opens(sentence, head):
             clause.about = "implied"  # "moved up to Glasgow last month, new flat is tiny": parsed as an aside

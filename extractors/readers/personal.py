@@ -145,6 +145,9 @@ class PersonalReader(StatementReader, SaidOfOneself):
         names_someone = frame.span == "name" and frame.key is not None and not frame.key.startswith("home")
         if value_token._.tech is not None and frame.scope == "user" and not names_someone:
             return None  # "we moved to Node 22": a product, not a place ("call me Sam" is a name)
+        following = value_token.doc[value_token.i + 1] if value_token.i + 1 < len(value_token.doc) else None
+        if value_token._.tech is not None and following is not None and following.text[:1].isdigit():
+            return None  # "an app for my mom, its flutter 3.19": a product and its version, not her name
         if value_token.lower_ in self.lex["timezone"] or (
             frame.key == "home_city" and TIME_ZONE.match(value_token.doc.text, value_token.idx)
         ):

@@ -112,7 +112,7 @@ class RuleReader(NoteRules):
             return []
         wished = next((c for c in head.children if c.dep_ == "dobj"), None)
         if (
-            (clause.modal in ("'d", "d", "would", "would-prefer") or head.lemma_.lower() in ("want", "need"))
+            (clause.modal in ("'d", "d", "would", "would-prefer") or _a_thing_to_make(head, wished))
             and not clause.standing
             and wished is not None
             and any(c.lower_ in ("a", "an", "this", "that") for c in wished.children)
@@ -261,6 +261,16 @@ class RuleReader(NoteRules):
                 fields={"exception_for": where} if where else {},
             )
         ]
+
+
+def _a_thing_to_make(head: Token, wished: Token | None) -> bool:
+    """ "(I) want a small python script to export jobs", "need a PromQL query for p95 latency": one
+    thing asked for now, described by what it is to do (but "I want a window" on long flights)."""
+    return (
+        wished is not None
+        and head.lemma_.lower() in ("want", "need")
+        and any(c.dep_ in ("acl", "relcl", "prep") for c in wished.children)
+    )
 
 
 def _wished(clause: Clause) -> list[Token]:

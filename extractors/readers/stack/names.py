@@ -120,6 +120,8 @@ class NameReader(ProductReader):
             return []  # "foo.test.ts": a file, not a product
         if name[0].text[:1] in "~<>≈" or name[0].like_num or name[0].text[:1].isdigit():
             return []  # "~400k LOC", "3 repos": a count, not a name
+        if any(t.text.startswith("CMD") and t.text[3:].isdigit() for t in name):
+            return []  # "`yarn e2e` runs headless": a command and what it does, not a product
         if name[0].lower_ in _ORDERS:
             return []  # "Use 2 spaces for indentation.": an order the tagger took for a name
         value = piece.doc[name[0].i : name[-1].i + 1].text  # as written: "@wordpress/env", "esp-hal"

@@ -4,6 +4,7 @@ replaced, "use pnpm, not npm" keeps npm as the alternative named."""
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 from extractors.clauses import Clause
 from extractors.folds import guessed_aside
@@ -386,6 +387,15 @@ class ProductReader(ReaderBase):
         return None
 
 
+def _joined_as_said(group: list[Span]) -> str:
+    """Products of one slot: "postgres and redis", but "rds postgres" as written, one thing said in
+    two names with nothing between them."""
+    value = named(group[0])
+    for before, span in pairwise(group):
+        value += (" " if span.start == before.end else " and ") + named(span)
+    return value
+
+
 def _product_fact(
     spec: SlotSpec,
     category: str,
@@ -396,7 +406,7 @@ def _product_fact(
     reader: str,
 ) -> Fact:
     """One fact for products of one slot: the value, the value it replaced, the alternative named."""
-    value = " and ".join(named(s) for s in group)
+    value = _joined_as_said(group)
     canonical = [s.kb_id_ for s in group if _fold(s.kb_id_) not in _fold(named(s))]
     shown = f"{value} ({', '.join(canonical)})" if canonical else value
     if len(group) == 1 and _FILE_NAME.search(value) and _fold(group[0].kb_id_) != _fold(value):
