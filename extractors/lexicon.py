@@ -56,6 +56,7 @@ CLASSES = frozenset(
         "hedge",
         "life_event_verb",
         "profile_noun",
+        "fan_noun",
         "discourse_marker",
         "timezone",
         "language_name",

@@ -162,3 +162,35 @@ def test_people_at_work_by_name(extractor: ClauseExtractor) -> None:
     assert facts(extractor, "my manager is Priya") == [("circle:manager", "Priya")]
     assert facts(extractor, "my boss is called Tom") == [("circle:boss", "Tom")]
     assert facts(extractor, "my lead is out sick") == []
+
+
+def test_a_name_said_with_here(extractor: ClauseExtractor) -> None:
+    assert ("name", "Arjun") in facts(
+        extractor, "Hey, Arjun here — embedded guy, STM32 + FreeRTOS, C99 only."
+    )
+    assert facts(extractor, "Tom here. need help with a regex") == [("name", "Tom")]
+    assert not any(k == "name" for k, _ in facts(extractor, "Python here"))
+    assert facts(extractor, "same here") == []
+
+
+def test_what_one_is_a_fan_of(extractor: ClauseExtractor) -> None:
+    said = texts(
+        extractor, "huge Liverpool fan and i play five-a-side on thursdays, so dont schedule anything then"
+    )
+    assert "S is a huge Liverpool fan." in said
+    assert facts(extractor, "the fan is loud") == []
+
+
+def test_what_one_studies_named_as_a_major(extractor: ClauseExtractor) -> None:
+    assert facts(extractor, "my major is psychology") == [("studies", "psychology")]
+    assert ("studies", "psychology") in facts(
+        extractor, "I changed my major to psychology!! parents dont know"
+    )
+    # a change of mind is a turn in the talk
+    assert facts(extractor, "I changed my mind") == []
+
+
+def test_a_library_named_as_an_ordinary_word_keeps_its_slot(extractor: ClauseExtractor) -> None:
+    switched = extractor.extract([Turn("user", "we switched from moment to date-fns", 0)])
+    assert [(c.key, c.value) for c in switched] == [("library:moment_js", "date-fns")]
+    assert facts(extractor, "wait a moment, the build is done") == []

@@ -24,7 +24,7 @@ _CHANGED = re.compile(
 )
 _NOT_A_CHANGE = re.compile(
     r"\b(?:for (?:a|an|\w+) \w+ now|right now|just now|by now|what changed|no idea|hypothetically|would|"
-    r"if (?:we|i|you)|dreaming)\b"
+    r"if (?:we|i|you)|dreaming|changed (?:my|our) minds?)\b"  # "i changed my mind": a turn in the talk
 )
 _ONCE = frozenset({"again", "now", "first", "quickly"})
 _PRONOUNS = frozenset({"i", "im", "i'm", "we", "our", "us", "my", "me", "you", "u", "it", "they"})

@@ -59,13 +59,15 @@ class Introductions(ReaderBase):
             start += 1
         opened = start
         # "Ahmed here, SAP consultant from Cairo": the name said with "here", then what they are
+        # ("Hey, Arjun here — embedded guy": after a greeting too)
         name_here = (
-            start == 0
-            and len(tokens) > 3
-            and tokens[0].pos_ == "PROPN"
-            and tokens[1].lower_ == "here"
-            and tokens[2].text in _BREAKS
+            len(tokens) > start + 3
+            and tokens[start].pos_ == "PROPN"
+            and tokens[start + 1].lower_ == "here"
+            and tokens[start + 2].text in _BREAKS
         )
+        if name_here:
+            tokens, start = tokens[start:], 0
         named = start < len(tokens) and tokens[start].pos_ == "PROPN" and (start > 0 or name_here)
         if named:  # "im Priya, ICU nurse at ...": the name, then what they are
             comma = next((n for n in range(start, len(tokens)) if tokens[n].text in _BREAKS), None)
@@ -80,6 +82,8 @@ class Introductions(ReaderBase):
         role = self._role(tokens[start:])
         if role is None and first and not named:
             return self._here(tokens[start:])
+        if role is None and name_here:
+            return [self._name(tokens[0])]  # "Hey, Arjun here — embedded guy, STM32 + FreeRTOS"
         if role is None or not (first or named):
             return []
         said_am = any(t.lower_ in ("im", "i'm", "m", "'m", "am") for t in tokens[:start])
@@ -178,7 +182,12 @@ class Introductions(ReaderBase):
             t.lower_ in ("rule", "rules", "note", "notes", "question", "context", "update") for t in words
         ):
             return []  # "unity rule here: ...": what the note is, not who the speaker is
+        if len(words) == 1 and self._a_name(words[0]):
+            return [self._name(words[0])]  # "Tom here. need help with a regex"
         return [_is(words, tokens)]
+
+    def _a_name(self, token: Token) -> bool:
+        return token.pos_ == "PROPN" and token.is_alpha and token.text[:1].isupper() and token._.tech is None
 
     def _condition(self, tokens: list[Token]) -> list[Fact]:
         """ "type 1 diabetic so any meal plan needs carb counts", "28 weeks pregnant, no sushi pls": a
@@ -193,6 +202,12 @@ class Introductions(ReaderBase):
             return []
         if len(words) > 2 and words[0].lower_ == "allergic" and words[1].lower_ == "to":
             return [_is(words, tokens)]  # "allergic to shellfish (like epipen allergic)", however tagged
+        if words[-1].lower_ in self.lex["fan_noun"] and not any(
+            t.pos_ in ("VERB", "AUX", "PRON") for t in words
+        ):
+            said = joined(words)  # "huge Liverpool fan and i play five-a-side on thursdays"
+            article = "" if words[0].pos_ == "DET" else "an " if said[:1].lower() in "aeiou" else "a "
+            return [_note(said, f"{SUBJECT_MARK} is {article}{said}.", tokens, words[0].i)]
         if any(t.pos_ in ("VERB", "AUX", "PRON", "DET", "ADP") or t._.tech is not None for t in words):
             return []
         conditions = self.lex["condition_adjective"] - self.lex["diet_word"]  # a diet is the diet reader's
