@@ -127,7 +127,10 @@ class ClauseExtractor:
 
     def _extract_many(self, batches: list[list[Turn]]) -> list[list[Candidate]]:
         units = [
-            self._unit(batch_no, turn, _PARENTHESES.sub("", line) if turn.role == "assistant" else line)
+            # an agent's "I replaced Prisma with Drizzle ORM:" heads its list; read as the sentence it is
+            self._unit(
+                batch_no, turn, _PARENTHESES.sub("", line).rstrip(":") if turn.role == "assistant" else line
+            )
             for batch_no, turns in enumerate(batches)
             for turn in turns
             if turn.role in ("user", "assistant")

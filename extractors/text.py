@@ -36,7 +36,9 @@ _LOG_LINE = re.compile(
     r"^\s*(?:\[?(?:ERROR|WARN(?:ING)?|INFO|DEBUG|FATAL|TRACE|CRITICAL|PANIC|NOTICE)\]?[:\s]|Traceback\b|"
     r"\s*File \"|\w+(?:Error|Exception):|Exception in thread\b|"
     r"\s*\.\.\.\s*\d+\s+more\b|\d{4}[-/]\d\d[-/]\d\d[T ]\d\d:|at\s+[\w$.<>]+\(.*\)\s*$|"
-    r"\s*at\s+[\w$.]+\s*\(|Caused by:|E\s{2,}|(?:FAILED|PASSED)\b(?!\s+[A-Z]{2,}\b)|\s*\^+\s*$|"
+    r"\s*at\s+[\w$.]+\s*\(|Caused by:|E\s{2,}|\s*\^+\s*$|"
+    # (but "PASSED my driving test!!": a shout, not a test run)
+    r"(?:FAILED|PASSED)\b(?!\s+[A-Z]{2,}\b|\s+(?:my|our|it|the|again)\b)|"
     r"npm ERR!|error(?:\[\w+\])?:|"
     r"warning:|\$\s|#\s*\d+\s|\d+\s+(?:passed|failed)|\u2713|\u2717|\u00d7|"
     # "a41c9e2 chore: switch to pnpm": a line of `git log --oneline`
@@ -117,6 +119,7 @@ _OWN_NOTES = re.compile(
     r"[^\n]{0,30}[:\-—]\s*$",
     re.I,
 )
+_WROTE_IT = re.compile(r"\b(?:which|that)\s+(?:i|we)\s+wrote\b|\b(?:i|we)\s+wrote\s+(?:it|this|them)\b", re.I)
 # after a paste, the speaker's own words again: "my note: ...", "me: ...", "(my own comment) ..."
 _OWN_AGAIN = re.compile(
     r"^\W*(?:my\s+(?:own\s+)?(?:notes?|comments?|take|two\s+cents|question)|note\s+from\s+me|me|mine)\s*[:\-—)]",
@@ -166,6 +169,13 @@ _QUOTED_FROM = re.compile(
 )
 
 
+_AGE_AFTER_NAME = re.compile(
+    r"\b([A-Z][a-z]+)\s*\((?:age\s*)?\d{1,2}(?:\.\d)?\s*(?:months?|mos?|yrs?|years?(?:\s+old)?|y/?o|m|y)?\)"
+)
+# "PASSED my driving test", "FINALLY got the job": one shouted word opening a sentence
+_SHOUTED_OPENING = re.compile(r"^([A-Z]{2,}(?:ED|ING|LY))(?=\s+[a-z])")
+
+
 def _quoted_away(match: re.Match[str]) -> str:
     if match.group(1) is not None:
         return f"{match.group(1)} that"
@@ -189,7 +199,7 @@ def learnable_lines(text: str, labels: frozenset[str] = frozenset()) -> list[str
     if len(machine) >= 3 and len(machine) * 2 >= len([x for x in lines if x.strip()]):
         # mostly a log or a listing: what is left are the user's own words about it, if any
         lines = [x for x in lines if "?" in x or _ADDRESSED.search(x)]
-    kept = []
+    kept: list[str] = []
     header: str | None = None
     for line in lines:
         if _machine_line(line) or _TO_ASSISTANTS.search(line):
@@ -198,13 +208,18 @@ def learnable_lines(text: str, labels: frozenset[str] = frozenset()) -> list[str
         # "PASSED MY CPA EXAM 🎉🎉 the FAR section nearly killed me": in chat an emoji ends a sentence
         line = _EMOJI_BREAK.sub(". ", line).strip()
         line = _QUOTED_FROM.sub(_quoted_away, line)
+        line = _AGE_AFTER_NAME.sub(r"\1", line)  # "two kids, Leo (4) and Noor (9 months)": the names, listed
         line = _LAUGHTER.sub(" ", line)  # "moved to Kraków in march lol": the parser takes "lol" for the root
         line = _SPACES.sub(" ", _LIST_MARK.sub("", line)).strip()
         if not line:
             continue
         line = _calm(line)
+        line = _SHOUTED_OPENING.sub(lambda m: m.group(1).lower(), line)
         if item and header is not None and ":" not in line[:40]:
-            # "pre-PR checklist:" then "- make lint": each item is read under its header
+            # "pre-PR checklist:" then "- make lint": each item is read under its header, which
+            # says nothing alone ("before any PR we run:")
+            if kept and kept[-1] == f"{header}:" and _OPEN_END.search(header):
+                kept.pop()
             kept.append(f"{header}: {line}")
             continue
         header = _header(line)
@@ -256,6 +271,12 @@ def _calm(line: str) -> str:
     return " ".join(w if len(w) <= 3 and w.isupper() else w.lower() for w in line.split(" "))
 
 
+# a header that stops where its list goes on: "before any PR we run:", "the checks are:"
+_OPEN_END = re.compile(
+    r"\b(?:run|runs|use|uses|do|does|are|is|have|has|follow|include|includes|need|needs)$", re.I
+)
+
+
 def _header(line: str) -> str | None:
     """A short line that introduces a list ("pre-PR checklist for this repo:", "our stack:")."""
     if line.endswith(":") and len(line.split()) <= 10 and not _ANNOUNCE.search(line):
@@ -270,15 +291,25 @@ def _machine_line(line: str) -> bool:
 
 
 _OWN = re.compile(r"\b(?:me|my|mine|our|we|us|i)\b", re.I)
+# "## setup", "# stack", "### context": a heading over the speaker's own notes, not a document's
+_OWN_HEADING = re.compile(
+    r"^\s*#{1,6}\s*(?:tech\s+)?(?:setup|stack|context|background|conventions?|rules|notes?|info|"
+    r"environment|env|about|requirements|preferences|prefs|constraints)\s*:?\s*$",
+    re.I,
+)
 
 
 def drop_pastes(lines: list[str], labels: frozenset[str] = frozenset()) -> list[str]:
     """The lines that remain once pasted third-party text is cut out."""
     lines = _without_referred_blocks(lines)
     end = len(lines)
+    opening = next((i for i, line in enumerate(lines) if line.strip()), 0)
     for i, line in enumerate(lines):
         rest = [x for x in lines[i + 1 :] if x.strip()]
-        if _DOCUMENT_START.match(line) or (_MD_HEADING.match(line) and rest and not _OWN.search(line)):
+        # ("## setup" opening the message heads the speaker's notes; after "found this in a repo:" a page's)
+        own_heading = bool(_OWN_HEADING.match(line)) and i == opening
+        heading = _MD_HEADING.match(line) and not (_OWN.search(line) or own_heading)
+        if _DOCUMENT_START.match(line) or (heading and rest):
             end = i  # a page or document from here on: headings, "Attendees:", "Agenda:"
             break  # (but "## about me", "# our setup" head the speaker's own notes)
         if _announces(line) and rest:
@@ -299,9 +330,10 @@ def drop_pastes(lines: list[str], labels: frozenset[str] = frozenset()) -> list[
         elif i not in cut:
             blocks[-1].append(i)
     kept: list[str] = []
+    first = next((i for i, line in enumerate(lines) if line.strip()), 0)
     for block in blocks:
         text = [lines[i] for i in block]
-        if not any(_document_line(line) for line in text):
+        if not any(_document_line(lines[i], opening=i == first) for i in block):
             kept.extend(text)
     return kept
 
@@ -351,16 +383,26 @@ def _without_referred_blocks(lines: list[str]) -> list[str]:
     if len(blocks) < 2:
         return lines
     first, last = " ".join(blocks[0]), " ".join(blocks[-1])
-    if _REFERS.search(first) and len(blocks[0]) <= 3:
+    if _refers_elsewhere(first) and len(blocks[0]) <= 3:
         return blocks[0]
     others = [line for block in blocks[:-1] for line in block]
     if (
-        _REFERS.search(last)
+        _refers_elsewhere(last)
         and len(blocks[-1]) <= 3
         and (len(others) >= 4 or any(map(_document_line, others)))
     ):
         return blocks[-1]
     return lines
+
+
+def _refers_elsewhere(block: str) -> bool:
+    """The block points at something pasted apart from it; but "fix this eslint error: 'React Hook
+    useEffect has ...'" gives what it points at right there, after a colon or in quotes."""
+    match = _REFERS.search(block)
+    if match is None:
+        return False
+    after = block[match.end() :].lstrip()
+    return not (after[:1] in (":", "'", '"', "`", "\u2018", "\u201c") and len(after) > 8)
 
 
 def _letters(lines: list[str]) -> set[int]:
@@ -398,8 +440,14 @@ _REFERS = re.compile(
 
 
 def _announces(line: str) -> bool:
-    # but "context dump:", "my notes:", "about me:" announce the speaker's own notes
-    return bool(_ANNOUNCE.search(line)) and len(line) < 200 and not _OWN_NOTES.search(line)
+    # but "context dump:", "my notes:", "about me:" announce the speaker's own notes, and so does
+    # "(pasting from our wiki page, which i wrote):"
+    return (
+        bool(_ANNOUNCE.search(line))
+        and len(line) < 200
+        and not _OWN_NOTES.search(line)
+        and not _WROTE_IT.search(line)
+    )
 
 
 def _announce_only(line: str) -> bool:
@@ -407,7 +455,9 @@ def _announce_only(line: str) -> bool:
     return len(line.split()) <= 8
 
 
-def _document_line(line: str) -> bool:
-    """A line of a page, document or tool output: HTML, a markdown heading, a table, columns."""
-    heading = bool(_MD_HEADING.match(line)) and not _OWN.search(line)
+def _document_line(line: str, opening: bool = False) -> bool:
+    """A line of a page, document or tool output: HTML, a markdown heading (but the speaker's own
+    "## setup" when it opens the message), a table, columns."""
+    own_heading = opening and bool(_OWN_HEADING.match(line))
+    heading = bool(_MD_HEADING.match(line)) and not (_OWN.search(line) or own_heading)
     return bool(_HTML.search(line) or heading or _TABLE_LINE.match(line) or _COLUMNS.search(line))

@@ -194,3 +194,89 @@ def test_a_library_named_as_an_ordinary_word_keeps_its_slot(extractor: ClauseExt
     switched = extractor.extract([Turn("user", "we switched from moment to date-fns", 0)])
     assert [(c.key, c.value) for c in switched] == [("library:moment_js", "date-fns")]
     assert facts(extractor, "wait a moment, the build is done") == []
+
+
+def test_notes_under_a_heading_of_ones_own(extractor: ClauseExtractor) -> None:
+    said = "## setup\n- python 3.11\n- poetry for deps\n- CI is github actions\n\nanyway my question is async"
+    found = facts(extractor, said)
+    assert ("python_version", "3.11") in found and ("ci", "github actions") in found
+    # the same heading over a page someone else wrote is that page's
+    pasted = (
+        "found this in a repo im evaluating, is the setup section clear?\n\n"
+        "## Setup\nWe use Poetry. Always run `invoke lint` before committing."
+    )
+    assert facts(extractor, pasted) == []
+
+
+def test_a_list_of_ones_own_commands_beside_a_quoted_error(extractor: ClauseExtractor) -> None:
+    said = (
+        "before any PR we run:\n1. `npm run lint`\n2. `npm run typecheck`\n\n"
+        "CI rejects it otherwise. now can u help me fix this eslint error: "
+        "'React Hook useEffect has a missing dependency'"
+    )
+    assert facts(extractor, said) == [("pre_pr_check", "npm run lint"), ("pre_pr_check", "npm run typecheck")]
+
+
+def test_a_paste_the_speaker_wrote_is_their_own(extractor: ClauseExtractor) -> None:
+    said = (
+        "Team conventions + setup (pasting from our wiki page, which i wrote):\n"
+        "- Stack: Django 5, Postgres 16\n- Run tests: `pytest -x`"
+    )
+    found = facts(extractor, said)
+    assert ("test_command", "pytest -x") in found and ("backend_framework", "Django 5") in found
+    assert (
+        facts(extractor, "pasting from the vendor's wiki:\n- Stack: Django 5\n- Run tests: `pytest -x`") == []
+    )
+
+
+def test_states_and_names_written_with_their_punctuation(extractor: ClauseExtractor) -> None:
+    assert ("health:left_handed", "left-handed") in facts(
+        extractor, "i'm left-handed btw, that's probably why"
+    )
+    kids = facts(extractor, "so we've got two kids, Leo (4) and Noor (9 months) — any travel plans")
+    assert kids == [("family:kids", "Leo and Noor")]
+    passed = texts(extractor, "PASSED my AWS Solutions Architect Associate exam yesterday!!! next one?")
+    assert any("passed their AWS Solutions Architect Associate exam" in t for t in passed)
+    # a test run's output is still a log
+    assert (
+        facts(extractor, "PASSED tests/test_api.py::test_login\nFAILED tests/test_api.py::test_logout") == []
+    )
+
+
+def test_a_home_bought_is_where_one_lives(extractor: ClauseExtractor) -> None:
+    assert ("home_city", "Asheville") in facts(extractor, "Bought our first house in Asheville in June!!")
+    assert ("home_city", "Lisbon") in facts(extractor, "we bought a flat in Lisbon last year")
+    assert not any(k == "home_city" for k, _ in facts(extractor, "we might buy a house in Denver"))
+
+
+def test_a_statement_that_says_nothing_is_not_kept(extractor: ClauseExtractor) -> None:
+    assert facts(extractor, "locally it's fine because i have the db running.") == []
+    assert "S skims." in texts(extractor, "pls keep answers brief, i skim")
+
+
+def test_a_correction_names_the_new_value_not_the_denied_one(extractor: ClauseExtractor) -> None:
+    assert facts(extractor, "no, it's not capistrano anymore, we deploy with kamal now.") == [
+        ("deploy_tool", "kamal")
+    ]
+    assert ("database", "postgres 14") in facts(extractor, "sorry, i meant postgres 14 not 16")
+
+
+def test_switching_the_reply_language(extractor: ClauseExtractor) -> None:
+    found = facts(extractor, "you can switch back to english now, my colleague has left the project")
+    assert found == [("response_language", "english")]
+    assert not any(k == "response_language" for k, _ in facts(extractor, "I switched to english at work"))
+
+
+def test_products_joined_to_an_alternative_are_alternatives(extractor: ClauseExtractor) -> None:
+    found = facts(extractor, "we use Biome instead of ESLint and Prettier")
+    assert ("linter", "Biome") in found and not any(v == "Prettier" for _, v in found)
+
+
+def test_an_agents_sentence_that_heads_a_list(extractor: ClauseExtractor) -> None:
+    said = (
+        "Done. I replaced Prisma with Drizzle ORM:\n\n- removed `prisma/` and the client\n- added `schema.ts`"
+    )
+    assert ("orm", "Drizzle ORM") in facts(extractor, said, role="assistant")
+    # a user's header over a list is still a header
+    listed = facts(extractor, "pre-PR checklist for this repo:\n- make lint\n- make test")
+    assert not any((k or "").startswith("tool:") for k, _ in listed)

@@ -119,13 +119,15 @@ class SaidOfOneself(ReaderBase):
             if not opened or (n > 1 and tokens[n - 2].lower_ in ("if", "when", "whether")):
                 continue
             words: list[Token] = []
-            for word in tokens[n + 1 : n + 5]:
+            for word in tokens[n + 1 : n + 6]:
                 lower = word.lower_
+                if word.tag_ == "HYPH" and words:
+                    continue  # "left-handed": one word, written with a hyphen
                 # (a diet is the diet reader's; allergies and pregnancy have frames of their own)
                 if lower in self.lex["condition_adjective"] - self.lex["diet_word"] - _FRAMED_STATES or (
                     lower == "handed" and words and words[-1].lower_ in ("left", "right")
                 ):
-                    value = joined([*words, word])
+                    value = sent.doc[(words[0] if words else word).i : word.i + 1].text  # as written
                     return [
                         Fact(
                             kind="semantic",

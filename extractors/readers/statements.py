@@ -4,10 +4,12 @@ senior backend engineer" (the role slot); not a state of the moment ("I'm tired"
 
 from __future__ import annotations
 
+import re
+
 from extractors.clauses import Clause
 from extractors.readers.common import DEICTIC, Fact, Token, condition, joined, value_of, with_borrowed_subject
 from extractors.readers.rules import RuleReader
-from extractors.render import implied_third_person, plain, third_person, trim
+from extractors.render import SUBJECT_MARK, implied_third_person, plain, third_person, trim
 
 # what a statement says of its subject: "i play the violin", "my mom is a teacher", "I work remotely"
 _COMPLEMENTS = frozenset(
@@ -27,6 +29,28 @@ _COMPLEMENTS = frozenset(
 )
 
 
+# words that say nothing of a person alone: "Because {subject} has."
+_SAYS_NOTHING = frozenset(
+    {
+        "has",
+        "have",
+        "is",
+        "are",
+        "was",
+        "were",
+        "does",
+        "do",
+        "did",
+        "gets",
+        "got",
+        "because",
+        "so",
+        "and",
+        "but",
+    }
+)
+
+
 class StatementReader(RuleReader):
     """What a person says of themselves that no frame names."""
 
@@ -43,6 +67,9 @@ class StatementReader(RuleReader):
         if not text or len(text.split()) > 30:
             return []
         value = joined([t for c in content for t in sorted(c.subtree, key=lambda t: t.i)])
+        said = set(re.findall(r"[a-z']+", text.replace(SUBJECT_MARK, " ").lower())) - _SAYS_NOTHING
+        if not said:
+            return []  # "because i have the db running" read as "{subject} has.": what it has is not said
         key = self._role_key(clause) if clause.tense != "past" else None  # a past job is no current role
         if key == "role":
             value = self.role_value(clause) or value

@@ -182,17 +182,25 @@ class RuleReader(NoteRules):
         """ "Bitte antworte immer auf Deutsch", "responde siempre en español": a request, in the language
         itself, for replies in it (the parser reads English only; the words are data)."""
         words = [t.lower_ for t in sent]
-        named = next((t for t in sent if t.lower_ in self.lex["language_endonym"]), None)
+        switched = self._switched_to_language(sent)
+        named = switched or next((t for t in sent if t.lower_ in self.lex["language_endonym"]), None)
         if named is None or sent.text.rstrip().endswith("?"):
             return []
-        asked = set(words) & self.lex["reply_verb_foreign"] or (
-            set(words) & (self.lex["answer_word"] - {"me"})
-            and named.i > 0
-            and sent.doc[named.i - 1].lower_ == "in"
+        asked = (
+            switched is not None
+            or set(words) & self.lex["reply_verb_foreign"]
+            or (
+                set(words) & (self.lex["answer_word"] - {"me"})
+                and named.i > 0
+                and sent.doc[named.i - 1].lower_ == "in"
+            )
         )
         if not asked:
             return []
         said = sent.text.strip()
+        if switched is not None:  # what was asked, without the rest of the sentence ("my colleague has left")
+            verb = next(t for t in reversed(sent.doc[sent.start : switched.i]) if t.lemma_.lower() in _SWITCH)
+            said = sent.doc[verb.i : switched.i + 1].text
         return [
             Fact(
                 kind="semantic",
@@ -206,6 +214,22 @@ class RuleReader(NoteRules):
                 anchor=named.i,
             )
         ]
+
+    def _switched_to_language(self, sent: Span) -> Token | None:
+        """ "you can switch back to english now", "switch to german pls": replies in that language."""
+        for token in sent:
+            if (
+                token.lower_ not in self.lex["language_name"]
+                or token.i < 2
+                or sent.doc[token.i - 1].lower_ != "to"
+            ):
+                continue
+            verb = sent.doc[token.i - 2] if sent.doc[token.i - 2].lower_ != "back" else sent.doc[token.i - 3]
+            if verb.lemma_.lower() in _SWITCH and not any(
+                t.lower_ in ("i", "we", "my", "our") for t in sent if t.i < verb.i
+            ):
+                return token  # (but "I switched to english at work": the speaker's own move)
+        return None
 
     def _shapes_output(self, clause: Clause) -> bool:
         """ "I like my answers short", "I want responses in German": about the assistant's output."""
@@ -271,6 +295,9 @@ def _a_thing_to_make(head: Token, wished: Token | None) -> bool:
         and head.lemma_.lower() in ("want", "need")
         and any(c.dep_ in ("acl", "relcl", "prep") for c in wished.children)
     )
+
+
+_SWITCH = frozenset({"switch", "change", "go"})
 
 
 def _wished(clause: Clause) -> list[Token]:

@@ -362,14 +362,25 @@ class ProductReader(ReaderBase):
         """ "pnpm, not npm", "instead of npm", "rather than npm", "X over Y", "without docker": a named
         alternative."""
         doc = span.doc
-        before = [doc[i].lower_ for i in range(max(span.sent.start, span.start - 3), span.start)]
-        if before[-1:] in (["not"], ["no"], ["never"], ["over"], ["without"], ["w/o"]) or before[-2:] in (
-            ["instead", "of"],
-            ["rather", "than"],
-            ["not", "the"],
-            ["no", "more"],
+        start = span.start
+        # "instead of ESLint + Prettier": a product joined to a named alternative is one too
+        while (
+            start - 2 >= span.sent.start
+            and doc[start - 1].lower_ in ("+", "and", "&", "/", ",", "or")
+            and doc[start - 2]._.tech is not None
         ):
-            return True
+            start -= 2
+            while start - 1 >= span.sent.start and doc[start - 1]._.tech is not None:
+                start -= 1
+        for begin in dict.fromkeys((span.start, start)):
+            before = [doc[i].lower_ for i in range(max(span.sent.start, begin - 3), begin)]
+            if before[-1:] in (["not"], ["no"], ["never"], ["over"], ["without"], ["w/o"]) or before[-2:] in (
+                ["instead", "of"],
+                ["rather", "than"],
+                ["not", "the"],
+                ["no", "more"],
+            ):
+                return True
         return any(c.dep_ == "neg" and c.i < span.start for c in span.root.children)
 
     def _label_of(self, noun: Token) -> str | None:
