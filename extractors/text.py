@@ -169,6 +169,14 @@ _QUOTED_FROM = re.compile(
 )
 
 
+# "**me**": bold around words (but "spec/**/*", "__tests__" are names)
+_MD_EMPHASIS = re.compile(r"(?<![\w/*])\*\*([^*\n/]+?)\*\*(?![\w/*])")
+# a lead, then an order after a colon: the order is a sentence of its own (but not what a source says)
+_ORDER_AFTER_COLON = re.compile(
+    r"^((?:(?!\b(?:says?|said|wrote|writes|reads|told|tells|according)\b)[^:\n]){3,80}?):\s+"
+    r"(?=(?:please|pls|plz)\b)",  # ("For migrations: never modify ...": the label says where the rule holds)
+    re.I,
+)
 _AGE_AFTER_NAME = re.compile(
     r"\b([A-Z][a-z]+)\s*\((?:age\s*)?\d{1,2}(?:\.\d)?\s*(?:months?|mos?|yrs?|years?(?:\s+old)?|y/?o|m|y)?\)"
 )
@@ -208,7 +216,11 @@ def learnable_lines(text: str, labels: frozenset[str] = frozenset()) -> list[str
         # "PASSED MY CPA EXAM 🎉🎉 the FAR section nearly killed me": in chat an emoji ends a sentence
         line = _EMOJI_BREAK.sub(". ", line).strip()
         line = _QUOTED_FROM.sub(_quoted_away, line)
-        line = _AGE_AFTER_NAME.sub(r"\1", line)  # "two kids, Leo (4) and Noor (9 months)": the names, listed
+        # "two kids, Leo (4) and Noor (9 months)": the names, listed
+        line = _AGE_AFTER_NAME.sub(r"\1", line)
+        line = _MD_EMPHASIS.sub(r"\1", line)  # "**me**: Hannah, solo dev": the stars are not words
+        # "one thing that drives me nuts: please don't ...": the order is a sentence of its own
+        line = _ORDER_AFTER_COLON.sub(r"\1. ", line)
         line = _LAUGHTER.sub(" ", line)  # "moved to Kraków in march lol": the parser takes "lol" for the root
         line = _SPACES.sub(" ", _LIST_MARK.sub("", line)).strip()
         if not line:

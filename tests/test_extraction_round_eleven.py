@@ -280,3 +280,26 @@ def test_an_agents_sentence_that_heads_a_list(extractor: ClauseExtractor) -> Non
     # a user's header over a list is still a header
     listed = facts(extractor, "pre-PR checklist for this repo:\n- make lint\n- make test")
     assert not any((k or "").startswith("tool:") for k, _ in listed)
+
+
+def test_a_product_said_to_be_banned_is_not_used(extractor: ClauseExtractor) -> None:
+    found = facts(extractor, "We use Playwright for e2e, Cypress is banned now.")
+    assert ("e2e_framework", "Playwright") in found
+    assert not any(v == "Cypress" for _, v in found)
+
+
+def test_markdown_and_a_polite_order_after_a_lead(extractor: ClauseExtractor) -> None:
+    assert ("name", "Hannah") in facts(extractor, "**me**: Hannah, solo dev, Berlin (CET)")
+    found = texts(
+        extractor, "one thing that really drives me nuts: please don't use emojis in your answers. thanks"
+    )
+    assert found == ["S rule: Don't use emojis in your answers."]
+    # names written with stars and underscores keep them
+    kept = texts(extractor, "tests live next to the code (foo.test.ts), not in a separate __tests__ folder")
+    assert any("__tests__" in t for t in kept)
+
+
+def test_replies_asked_for_in_a_language_however_tagged(extractor: ClauseExtractor) -> None:
+    said = "i hate notebooks. reply in english pls even if i slip into dutch."
+    assert ("response_language", "english") in facts(extractor, said)
+    assert not any(k == "response_language" for k, _ in facts(extractor, "I speak english at work"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from extractors.clauses import Clause
+from extractors.clauses import PLEASE, Clause
 from extractors.readers.common import DEICTIC, Fact, Span, Token, joined, with_borrowed_subject
 from extractors.readers.rules.facts import in_third_person
 from extractors.readers.rules.notes import NoteRules
@@ -182,7 +182,7 @@ class RuleReader(NoteRules):
         """ "Bitte antworte immer auf Deutsch", "responde siempre en español": a request, in the language
         itself, for replies in it (the parser reads English only; the words are data)."""
         words = [t.lower_ for t in sent]
-        switched = self._switched_to_language(sent)
+        switched = self._switched_to_language(sent) or self._asked_in_language(sent)
         named = switched or next((t for t in sent if t.lower_ in self.lex["language_endonym"]), None)
         if named is None or sent.text.rstrip().endswith("?"):
             return []
@@ -199,7 +199,9 @@ class RuleReader(NoteRules):
             return []
         said = sent.text.strip()
         if switched is not None:  # what was asked, without the rest of the sentence ("my colleague has left")
-            verb = next(t for t in reversed(sent.doc[sent.start : switched.i]) if t.lemma_.lower() in _SWITCH)
+            verb = next(
+                t for t in reversed(sent.doc[sent.start : switched.i]) if t.lemma_.lower() in _SWITCH | _REPLY
+            )
             said = sent.doc[verb.i : switched.i + 1].text
         return [
             Fact(
@@ -229,6 +231,17 @@ class RuleReader(NoteRules):
                 t.lower_ in ("i", "we", "my", "our") for t in sent if t.i < verb.i
             ):
                 return token  # (but "I switched to english at work": the speaker's own move)
+        return None
+
+    def _asked_in_language(self, sent: Span) -> Token | None:
+        """ "reply in english pls even if i slip into dutch" (however the tagger reads "reply"): replies
+        asked for in a language, by a sentence that opens with the asking."""
+        opening = next((t for t in sent if not (t.is_punct or t.lower_ in PLEASE)), None)
+        if opening is None or opening.lemma_.lower() not in _REPLY:
+            return None
+        for token in sent:
+            if token.lower_ in self.lex["language_name"] and sent.doc[token.i - 1].lower_ == "in":
+                return token if token.i - opening.i <= 3 else None
         return None
 
     def _shapes_output(self, clause: Clause) -> bool:
@@ -298,6 +311,7 @@ def _a_thing_to_make(head: Token, wished: Token | None) -> bool:
 
 
 _SWITCH = frozenset({"switch", "change", "go"})
+_REPLY = frozenset({"reply", "answer", "respond", "write", "talk", "speak"})
 
 
 def _wished(clause: Clause) -> list[Token]:

@@ -381,6 +381,9 @@ class ProductReader(ReaderBase):
                 ["no", "more"],
             ):
                 return True
+        root = span.root
+        if root.dep_ in ("nsubjpass", "nsubj") and root.head.lemma_.lower() in _BANNED:
+            return True  # "Cypress is banned now", "moment is deprecated here"
         return any(c.dep_ == "neg" and c.i < span.start for c in span.root.children)
 
     def _label_of(self, noun: Token) -> str | None:
@@ -396,6 +399,10 @@ class ProductReader(ReaderBase):
             if category is not None and category != "tool":
                 return category
         return None
+
+
+# what a product said to be banned or on its way out is: not what the project uses
+_BANNED = frozenset({"ban", "forbid", "prohibit", "disallow", "deprecate", "outlaw", "blacklist"})
 
 
 def _joined_as_said(group: list[Span]) -> str:
