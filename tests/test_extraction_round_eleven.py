@@ -303,3 +303,10 @@ def test_replies_asked_for_in_a_language_however_tagged(extractor: ClauseExtract
     said = "i hate notebooks. reply in english pls even if i slip into dutch."
     assert ("response_language", "english") in facts(extractor, said)
     assert not any(k == "response_language" for k, _ in facts(extractor, "I speak english at work"))
+
+
+def test_names_in_the_code_are_no_products(extractor: ClauseExtractor) -> None:
+    said = "snowflake is the warehouse. I need a dbt macro for an incremental merge on (customer_id + event_date)"
+    found = facts(extractor, said)
+    assert ("data_warehouse", "snowflake") in found
+    assert not any((k or "").startswith("tool:") for k, _ in found)

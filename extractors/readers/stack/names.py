@@ -120,6 +120,8 @@ class NameReader(ProductReader):
             return []  # "foo.test.ts": a file, not a product
         if name[0].text[:1] in "~<>≈" or name[0].like_num or name[0].text[:1].isdigit():
             return []  # "~400k LOC", "3 repos": a count, not a name
+        if any(re.fullmatch(r"[a-z]+(?:_[a-z0-9]+)+", t.text) for t in name):
+            return []  # "(customer_id + event_date)": names in the code, not products
         if any(t.text.startswith("CMD") and t.text[3:].isdigit() for t in name):
             return []  # "`yarn e2e` runs headless": a command and what it does, not a product
         if name[0].lower_ in _ORDERS:
