@@ -306,7 +306,10 @@ def test_replies_asked_for_in_a_language_however_tagged(extractor: ClauseExtract
 
 
 def test_names_in_the_code_are_no_products(extractor: ClauseExtractor) -> None:
-    said = "snowflake is the warehouse. I need a dbt macro for an incremental merge on (customer_id + event_date)"
+    said = (
+        "snowflake is the warehouse, dbt core 1.7 for transforms. "
+        "I need a dbt macro for an incremental merge on (customer_id + event_date)"
+    )
     found = facts(extractor, said)
     assert ("data_warehouse", "snowflake") in found
     assert not any((k or "").startswith("tool:") for k, _ in found)
