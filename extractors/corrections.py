@@ -24,9 +24,21 @@ _CORRECTION = re.compile(
 _MEANT = re.compile(r"^\W*(?:i\s+meant|meant|i\s+mean|it'?s|it\s+is|should\s+be|make\s+that)\b\W*", re.I)
 
 
+# what follows "sorry" when it only apologises: "sorry, old habit", "sorry for the confusion"
+_APOLOGY_ONLY = re.compile(
+    r"^(?:old\s+habits?(?:\s+die\s+hard)?|my\s+bad|my\s+mistake|for\s+(?:the|that|this|my)\b.*|"
+    r"about\s+(?:that|this)|again|lol|haha)\W*$",
+    re.IGNORECASE,
+)
+
+
 def is_correction(text: str) -> bool:
-    """ "sorry, I meant ...", but not "No." / "nope, thanks": an answer, not a correction."""
-    return bool(_CORRECTION.match(text)) and not _only_no(text)
+    """ "sorry, I meant ...", but not "No." / "nope, thanks": an answer, not a correction; nor "sorry,
+    old habit": an apology."""
+    marker = _CORRECTION.match(text)
+    if marker is None or _only_no(text):
+        return False
+    return not _APOLOGY_ONLY.match(text[marker.end() :].strip())
 
 
 def resolve(reads: list[Read], context_reads: list[Read]) -> list[Read]:

@@ -57,6 +57,7 @@ PROSE = frozenset(
         "first",
         "instead",
         "anymore",  # "we don't use jest anymore"
+        "under",  # "(ruff + mypy under the hood)"
         "on",
         "in",
         "at",

@@ -313,3 +313,28 @@ def test_names_in_the_code_are_no_products(extractor: ClauseExtractor) -> None:
     found = facts(extractor, said)
     assert ("data_warehouse", "snowflake") in found
     assert not any((k or "").startswith("tool:") for k, _ in found)
+
+
+def test_names_however_the_tagger_reads_them(extractor: ClauseExtractor) -> None:
+    assert facts(extractor, "call me Raj pls, nobody uses Rajendra except my mom") == [("name", "Raj")]
+    assert facts(extractor, "call me later") == []
+    assert ("name", "Zhang Wei") in facts(extractor, "My english name is Kevin, chinese name Zhang Wei.")
+
+
+def test_kin_words_that_name_no_relative(extractor: ClauseExtractor) -> None:
+    assert facts(extractor, "my mother tongue is Tamil") == [("native_language", "Tamil")]
+    assert facts(extractor, "our border collie Biscuit is 3") == [("pet:collie", "Biscuit")]
+    assert "S is a mom." in texts(extractor, "mom of 3 here (Zoe 9, Max 6, baby Ella), we live in Denver")
+
+
+def test_corrections_and_wishes_that_name_a_value(extractor: ClauseExtractor) -> None:
+    assert ("test_framework", "vitest") in facts(
+        extractor, "sorry i meant vitest not jest, we switched months ago"
+    )
+    assert ("name", "Thomas") in facts(
+        extractor, "hey actually I'd rather go by Thomas now, new job and all lol"
+    )
+    assert not any(k == "name" for k, _ in facts(extractor, "I would go by Tom if I could"))
+    # an apology is no correction: the CI is what the sentence before it said
+    said = "oh actually we retired jenkins in Q3, everything is on gitlab ci now. sorry, old habit"
+    assert [v for k, v in facts(extractor, said) if k == "ci"] == ["gitlab ci"]

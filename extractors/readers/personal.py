@@ -63,7 +63,11 @@ class PersonalReader(StatementReader, SaidOfOneself):
                     or any(c.dep_ == "det" for c in hit.nodes[frame.value].children)
                 ):
                     continue  # (but "would you call me a genius?" asks an opinion)
-            elif clause.mood != "imperative" and (not told or clause.modal not in (None, "ca", "can")):
+            elif (
+                clause.mood != "imperative"
+                and not _wished_name(clause, frame)
+                and (not told or clause.modal not in (None, "ca", "can"))
+            ):
                 continue
             if clause.tense == "past" and not frame.past and not frame.presupposed:
                 continue  # "since i was five": was, not is (but "my dog Rex ate it": still Rex)
@@ -107,7 +111,11 @@ class PersonalReader(StatementReader, SaidOfOneself):
             if key and relative is not None:
                 key = f"{relative.slot}.{key}"
             text = _agreed(frame.text.format(**names), value)
+            if frame.key == "role" and value.lower() in self.lex["kin_noun"]:
+                text = f"{names['subject']} is a {value}."  # "mom of 3 here": a mom, not a job held
             if frame.key and frame.key.startswith(("family:", "pet:", "circle:")):
+                if value_token.lower_ in _KIN_IDIOMS:
+                    continue  # "my mother tongue is Tamil": the kin word names a kind of thing
                 if noun is not None:  # "a border collie called Biscuit": the kind as said
                     kind = " ".join([*(c.lower_ for c in noun.children if c.dep_ == "compound"), noun.lower_])
                     text = text.replace(f"'s {noun.lower_} ", f"'s {kind} ", 1)
@@ -182,6 +190,8 @@ class PersonalReader(StatementReader, SaidOfOneself):
             if value_token.dep_ in ("compound", "amod") and value_token.head.lower_ in ILLNESS_HEADS:
                 value_token = value_token.head  # "celiac disease": the illness as named
         value = value_of(value_token, frame.span)
+        if frame.key == "name" and value.lower().startswith("name "):
+            value = value[5:]  # "chinese name Zhang Wei": the name, not the word "name"
         if not any(ch.isalnum() for ch in value):
             return None  # "in oaxaca 🇲🇽": a flag names no one
         if frame.key in ("home_city", "hometown") and value.lower().rstrip(".") in MONTH_ABBREVIATIONS:
@@ -198,14 +208,20 @@ class PersonalReader(StatementReader, SaidOfOneself):
             if not named:
                 return None
             value_token = named[-1]
-        if value_token.pos_ in ("ADV", "SCONJ", "CCONJ", "ADP", "PART", "DET"):
-            return None  # a word that names nothing
+        titled_name = frame.span == "name" and value_token.text.istitle() and value_token.is_alpha
+        if value_token.pos_ in ("ADV", "SCONJ", "CCONJ", "ADP", "PART", "DET") and not (
+            titled_name
+            and value_token.pos_ == "ADV"
+            and value_token.lower_ not in _TIME_ADVERBS
+            and not value_token.lower_.endswith("ly")
+        ):
+            return None  # a word that names nothing (but "call me Raj pls", however "Raj" is tagged)
         if frame.key and frame.key.startswith(("family:", "pet:", "circle:")):
             text = value_token.text
-            others = [n.i for n in hit.nodes.values() if n.i != value_token.i] if hit is not None else []
-            before_noun = bool(others) and value_token.i < min(others)
-            plural = value_token.tag_ == "NNS"  # "my daughter Ayumi ..., any tips": a plural names no one
             noun = hit.nodes.get("noun") if hit is not None else None
+            # ("our border collie Biscuit": "border" comes before the noun it is part of)
+            before_noun = noun is not None and value_token.i < noun.i
+            plural = value_token.tag_ == "NNS"  # "my daughter Ayumi ..., any tips": a plural names no one
             if (
                 noun is not None
                 and noun.dep_ == "compound"
@@ -389,3 +405,40 @@ def _titled(token: Token, value: str) -> str:
 
 
 _NAME_JOINS = frozenset({"&", "and", "of", "the", "de", "du", "von", "van", "la", "le"})
+
+
+# adverbs said after "call me" that name a time, not a person: "call me later"
+_TIME_ADVERBS = frozenset(
+    {
+        "later",
+        "soon",
+        "now",
+        "then",
+        "tomorrow",
+        "today",
+        "tonight",
+        "back",
+        "again",
+        "anytime",
+        "maybe",
+        "sometime",
+    }
+)
+
+# nouns a kin word makes an idiom of: "mother tongue", "father figure", "mother board"
+_KIN_IDIOMS = frozenset(
+    {"tongue", "figure", "board", "land", "language", "nature", "ship", "hen", "superior"}
+)
+
+
+def _wished_name(clause: Clause, frame: Frame) -> bool:
+    """A name asked for as a wish: "I'd rather go by Thomas now" (not "I would go by Tom if ...")."""
+    return (
+        frame.key == "name"
+        and clause.modal in ("'d", "d", "would", "would-prefer")
+        and not (clause.conditional or clause.hedged or clause.mood == "question")
+        and not any(
+            c.dep_ == "advcl" and any(m.lower_ in ("if", "unless") for m in c.children)
+            for c in clause.head.children
+        )
+    )

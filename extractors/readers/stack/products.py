@@ -106,7 +106,9 @@ class ProductReader(ReaderBase):
         """Products a clause says the project uses (or the user, for their own tools)."""
         mine = self._said_in(clause, techs)
         if _meant(clause):  # "i meant postgres 14 not 16, the RDS instance is ancient": the one meant
-            mine = [s for s in mine if s.root.head.i == clause.head.i]
+            # (however the parser hangs "i meant vitest not jest": the one not denied)
+            meant = [s for s in mine if s.start > clause.head.i and not self._is_other(s)]
+            mine = meant[:1] or [s for s in mine if s.root.head.i == clause.head.i]
         if not mine:
             return []
         if (
