@@ -338,3 +338,11 @@ def test_corrections_and_wishes_that_name_a_value(extractor: ClauseExtractor) ->
     # an apology is no correction: the CI is what the sentence before it said
     said = "oh actually we retired jenkins in Q3, everything is on gitlab ci now. sorry, old habit"
     assert [v for k, v in facts(extractor, said) if k == "ci"] == ["gitlab ci"]
+
+
+def test_notes_and_norms_about_kinds_of_code(extractor: ClauseExtractor) -> None:
+    assert texts(extractor, "no ORMs. raw SQL w parameterized queries only — team decided last year") == [
+        "S rule: No ORMs."
+    ]
+    assert texts(extractor, "commits follow conventional commits (feat:, fix:, chore: ...)") != []
+    assert facts(extractor, "the kids follow a strict bedtime") == []
