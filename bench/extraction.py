@@ -53,6 +53,10 @@ NATURAL_SETS = (
     "natural_phrasing_holdout20.jsonl",
     "natural_phrasing_holdout21.jsonl",
     "natural_phrasing_holdout22.jsonl",
+    "natural_phrasing_holdout23.jsonl",
+    "natural_phrasing_holdout25.jsonl",
+    "natural_phrasing_holdout26.jsonl",
+    "natural_phrasing_holdout24.jsonl",
 )
 BATCH = 32
 
