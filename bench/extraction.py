@@ -57,6 +57,8 @@ NATURAL_SETS = (
     "natural_phrasing_holdout25.jsonl",
     "natural_phrasing_holdout26.jsonl",
     "natural_phrasing_holdout24.jsonl",
+    "natural_phrasing_holdout27.jsonl",
+    "natural_phrasing_holdout28.jsonl",
 )
 BATCH = 32
 
