@@ -58,6 +58,11 @@ PROSE = frozenset(
         "instead",
         "anymore",  # "we don't use jest anymore"
         "under",  # "(ruff + mypy under the hood)"
+        "wont",  # "pip install stuff wont match": words of chat, typed without apostrophes
+        "dont",
+        "doesnt",
+        "cant",
+        "isnt",
         "on",
         "in",
         "at",

@@ -111,7 +111,8 @@ _PASTED_THING = (
     r"(?:email|e-mail|mail|message|msg|thread|page|article|doc|document|readme|post|comment|review|ticket|"
     r"text|output|log|logs|trace|stacktrace|traceback|spec|memo|letter|notes?|transcript|snippet|excerpt|"
     r"dm|notice|announcement|newsletter|changelog|description|blog|recipe|policy|terms|contract|reply|"
-    r"error|stack|dump|report|listing|diff|file|config|slack|chat|conversation|summary|draft|release\s+notes)"
+    r"error|stack|dump|report|listing|diff|file|config|slack|chat|conversation|summary|draft|release\s+notes|"
+    r"posting|job\s+ad|job\s+description|jd|cv|resume|cover\s+letter)"
 )
 _OWN_NOTES = re.compile(
     r"\b(?:context|background|about\s+me|my\s+(?:notes?|setup|stack|summary|profile)|our\s+(?:setup|stack)|"

@@ -346,3 +346,27 @@ def test_notes_and_norms_about_kinds_of_code(extractor: ClauseExtractor) -> None
     ]
     assert texts(extractor, "commits follow conventional commits (feat:, fix:, chore: ...)") != []
     assert facts(extractor, "the kids follow a strict bedtime") == []
+
+
+def test_a_problem_said_with_only_is_no_exception(extractor: ClauseExtractor) -> None:
+    assert facts(extractor, "getting CORS on edge function calls only in prod") == []
+    assert facts(extractor, "migration applies locally but not in the release stage, why") == []
+    # an exception that gives its reason in words of trouble is still one
+    kept = texts(extractor, "the legacy /admin folder is excluded from strict, it's getting deleted in Q3")
+    assert any("exception" in t for t in kept)
+    labeled = texts(extractor, "only exception: next.js pages/ files, they need default exports")
+    assert labeled == ["S exception: Next.js pages/ files, they need default exports."]
+
+
+def test_words_that_look_like_a_rule_or_a_home_but_are_not(extractor: ClauseExtractor) -> None:
+    assert facts(extractor, "I'm Hannah, the only frontend person on the team.") == [("name", "Hannah")]
+    assert not any(
+        k == "home_city" for k, _ in facts(extractor, "we moved everything to eu-central-1 for gdpr")
+    )
+    assert ("home_city", "Berlin") in facts(extractor, "i moved to Berlin")
+    posting = (
+        "can you tailor my CV to this posting?\n\nSenior Backend Engineer. Requirements: 5+ years Go, Kafka."
+    )
+    assert facts(extractor, posting) == []
+    said = "correction: `./deploy.sh` is deprecated, use `make release ENV=prod` instead"
+    assert not any(k == "correction_command" for k, _ in facts(extractor, said))

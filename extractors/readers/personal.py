@@ -196,6 +196,10 @@ class PersonalReader(StatementReader, SaidOfOneself):
             return None  # "in oaxaca 🇲🇽": a flag names no one
         if frame.key in ("home_city", "hometown") and value.lower().rstrip(".") in MONTH_ABBREVIATIONS:
             return None  # "back at work in jan": a month, not a place
+        if frame.key in ("home_city", "hometown") and (
+            _CLOUD_REGION.match(value_token.doc.text, value_token.idx) or _CLOUD_REGION.fullmatch(value)
+        ):
+            return None  # "moved the whole thing to eu-west-1": a cloud region, not a home
         if not value or value.lower() in DEICTIC or value.lower().startswith(("same ", "the same ")):
             return None  # "still live in the same town": which town was said elsewhere
         if value.split()[0].lower() in DEICTIC:
@@ -341,7 +345,8 @@ def _agreed(text: str, value: str) -> str:
 
 
 # chat fillers the tagger may take for a name: "ocaml even tho ..."
-_FILLERS = frozenset({"tho", "though", "lol", "haha", "btw", "tbh", "imo", "ngl", "idk"})
+_CLOUD_REGION = re.compile(r"[a-z]{2}(?:-[a-z]+)+-\d", re.IGNORECASE)
+_FILLERS = frozenset({"tho", "though", "lol", "haha", "btw", "tbh", "imo", "ngl", "idk", "atm", "rn", "asap"})
 # what "call me ..." names that is no name
 _NOT_CALLED = frozenset({"tomorrow", "tonight", "today", "later", "anytime", "back", "maybe", "sometime"})
 

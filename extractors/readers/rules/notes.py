@@ -264,6 +264,12 @@ def _noted(
         return False
     if words[0] == "no" and words[1] in _NO_PHRASES:
         return False
+    if any(
+        w == "only" and n > 0 and words[n - 1] in ("the", "my", "our", "an", "a") for n, w in enumerate(words)
+    ):
+        return False  # "the only frontend person on the team": one of a kind, not a rule
+    if words[:2] == ["only", "exception"]:
+        return False  # "only exception: ...": the exception reader's label
     text = " ".join(words)
     over = "over" in words and 0 < words.index("over") < len(words) - 1
     over = over and tokens[words.index("over") - 1].pos_ in ("NOUN", "PROPN", "ADJ")

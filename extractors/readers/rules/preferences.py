@@ -270,7 +270,11 @@ class RuleReader(NoteRules):
         )
         if text.endswith("?") or not (_EXCEPTION.search(lowered) or soft):
             return []
-        if any(c.reported or c.hedged for c in clauses if c.parent is None):
+        if _TROUBLE.search(lowered) and not re.search(r"\bexcept|\bexception|\bexclud|\bexempt", lowered):
+            return []  # "getting CORS on edge calls only in prod", "works locally but not in CI, why"
+        # ("only exception: next.js pages/ files, they need default exports": "they" are the files)
+        labeled = re.match(r"^\W*(?:(?:the\s+)?(?:only|one)\s+)?exception\s*[:\-\u2014]", lowered)
+        if not labeled and any(c.reported or c.hedged for c in clauses if c.parent is None):
             return []
         if any(_of_people(c) for c in clauses if any(t.lower_ in ("except", "apart") for t in c.tokens)):
             return []  # "nobody uses Rafael except my mom": who does what, not an exception to a rule
@@ -311,6 +315,8 @@ def _a_thing_to_make(head: Token, wished: Token | None) -> bool:
 
 
 _SWITCH = frozenset({"switch", "change", "go"})
+# a sentence that tells of a problem, not of where a rule does not hold
+_TROUBLE = re.compile(r"\b(?:why|getting|error|errors|bug|broken|fails?|failing)\b")
 _REPLY = frozenset({"reply", "answer", "respond", "write", "talk", "speak"})
 
 

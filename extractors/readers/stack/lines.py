@@ -212,8 +212,15 @@ class StackReader(NameReader, SettingReader):
         right_after = all(c.start <= separator.idx + 3 for c in after[:1])
         # ("coffee: black" is no command: a bare word names one only under a label that says what for)
         bare = all(not (c.arguments or c.quoted) for c in after)
-        if not purpose and nouns and right_after and nouns[0].lemma_.isalpha() and not bare:
-            purpose = nouns[0].lemma_.lower()
+        if (
+            not purpose
+            and nouns
+            and right_after
+            and nouns[0].lemma_.isalpha()
+            and not bare
+            and nouns[0].lower_ not in _ANNOUNCING_LABELS
+        ):
+            purpose = nouns[0].lemma_.lower()  # (but "correction: `./deploy.sh` is deprecated" names none)
         facts = []
         for command in after:
             if checkpoint:
@@ -360,3 +367,9 @@ def _named_one_of(token: Token, family: frozenset[str]) -> bool:
     while token.dep_ == "conj" and token.head.i != token.i:
         token = token.head
     return token.pos_ == "PROPN" and token.dep_ == "appos" and token.head.lemma_.lower() in family
+
+
+# labels that announce what follows rather than name what a command is for
+_ANNOUNCING_LABELS = frozenset(
+    {"correction", "update", "note", "fyi", "edit", "ps", "reminder", "heads", "context", "question", "tip"}
+)
