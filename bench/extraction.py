@@ -59,6 +59,8 @@ NATURAL_SETS = (
     "natural_phrasing_holdout24.jsonl",
     "natural_phrasing_holdout27.jsonl",
     "natural_phrasing_holdout28.jsonl",
+    "natural_phrasing_holdout29.jsonl",
+    "natural_phrasing_holdout30.jsonl",
 )
 BATCH = 32
 
