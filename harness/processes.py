@@ -209,10 +209,13 @@ class ExternalStore:
 
 # Settings that `mnemo serve` takes only from its environment (docs/design.md §4 names the flags).
 _ENV_ONLY = {name: var for name, var in ENV_VARS.items() if name.startswith(("embedding_", "upstream_"))}
-_ENV_ONLY |= {name: ENV_VARS[name] for name in ("max_body_bytes", "allowed_hosts", "recall_timeout_s")}
+_ENV_ONLY |= {
+    name: ENV_VARS[name]
+    for name in ("max_body_bytes", "allowed_hosts", "recall_timeout_s", "store_timeout_s")
+}
 _ENV_ONLY.pop("upstream_url")
 # Settings neither flag nor variable sets: a test that changes one is served in process.
-_NOT_ON_COMMAND_LINE = ("store_timeout_s", "erasure_wait_s")
+_NOT_ON_COMMAND_LINE = ("erasure_wait_s",)
 
 
 def on_command_line(settings: Settings) -> bool:

@@ -31,6 +31,7 @@ ENV_VARS: dict[str, str] = {
     "upstream_read_timeout_s": "MNEMO_UPSTREAM_READ_TIMEOUT",
     "upstream_total_timeout_s": "MNEMO_UPSTREAM_TOTAL_TIMEOUT",
     "recall_timeout_s": "MNEMO_RECALL_TIMEOUT",
+    "store_timeout_s": "MNEMO_STORE_TIMEOUT",
     "max_body_bytes": "MNEMO_MAX_BODY_BYTES",
     "allowed_hosts": "MNEMO_ALLOWED_HOSTS",
     "held_jobs_max": "MNEMO_HELD_JOBS_MAX",

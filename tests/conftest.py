@@ -69,15 +69,22 @@ NDJSON = {"content-type": "application/x-ndjson"}  # what an import body must sa
 # hold a query's embedding past the 500 ms default and the call goes on without memory, as it should
 # (tests/test_fail_open.py sets its own short deadline; bench/ measures the latency).
 PATIENT_RECALL_S = 10.0
+# ... and each store call likewise: with a worker per core, a vector search can outlast the 0.5 s default
+# (tests/test_fail_open.py sets its own deadline; tests/test_store_outage.py runs `mnemo serve` as shipped)
+PATIENT_STORE_S = 5.0
 
 
 def serve_mnemo(settings: Settings) -> RunningMnemo:
     """Mnemo on a free port: in this process, or in the external-store run through `mnemo serve
-    --redis-url` when its flags and variables can say everything ``settings`` holds. Recall is given
-    :data:`PATIENT_RECALL_S` unless the test set its own timeout."""
+    --redis-url` when its flags and variables can say everything ``settings`` holds. Recall and the
+    store's calls are given :data:`PATIENT_RECALL_S` and :data:`PATIENT_STORE_S` unless the test set
+    its own."""
     settings = settings.with_changes(port=free_port())
     if settings.recall_timeout_s == Settings().recall_timeout_s:
+        # (a test that sets its own recall deadline is about deadlines: the store's stays as shipped)
         settings = settings.with_changes(recall_timeout_s=PATIENT_RECALL_S)
+        if settings.store_timeout_s == Settings().store_timeout_s:
+            settings = settings.with_changes(store_timeout_s=PATIENT_STORE_S)
     if EXTERNAL and on_command_line(settings):
         process, url = start_serve(
             settings, settings.data_dir.with_name(f"{settings.data_dir.name}-serve.log")
