@@ -216,7 +216,7 @@ class PersonalReader(StatementReader, SaidOfOneself):
         if value_token.pos_ in ("ADV", "SCONJ", "CCONJ", "ADP", "PART", "DET") and not (
             titled_name
             and value_token.pos_ == "ADV"
-            and value_token.lower_ not in _TIME_ADVERBS
+            and value_token.lower_ not in _NOT_CALLED
             and not value_token.lower_.endswith("ly")
         ):
             return None  # a word that names nothing (but "call me Raj pls", however "Raj" is tagged)
@@ -348,7 +348,22 @@ def _agreed(text: str, value: str) -> str:
 _CLOUD_REGION = re.compile(r"[a-z]{2}(?:-[a-z]+)+-\d", re.IGNORECASE)
 _FILLERS = frozenset({"tho", "though", "lol", "haha", "btw", "tbh", "imo", "ngl", "idk", "atm", "rn", "asap"})
 # what "call me ..." names that is no name
-_NOT_CALLED = frozenset({"tomorrow", "tonight", "today", "later", "anytime", "back", "maybe", "sometime"})
+_NOT_CALLED = frozenset(
+    {
+        "tomorrow",
+        "tonight",
+        "today",
+        "later",
+        "anytime",
+        "back",
+        "maybe",
+        "sometime",
+        "now",
+        "then",
+        "soon",
+        "again",
+    }
+)
 
 
 def _names(value: str) -> set[str]:
@@ -410,25 +425,6 @@ def _titled(token: Token, value: str) -> str:
 
 
 _NAME_JOINS = frozenset({"&", "and", "of", "the", "de", "du", "von", "van", "la", "le"})
-
-
-# adverbs said after "call me" that name a time, not a person: "call me later"
-_TIME_ADVERBS = frozenset(
-    {
-        "later",
-        "soon",
-        "now",
-        "then",
-        "tomorrow",
-        "today",
-        "tonight",
-        "back",
-        "again",
-        "anytime",
-        "maybe",
-        "sometime",
-    }
-)
 
 # nouns a kin word makes an idiom of: "mother tongue", "father figure", "mother board"
 _KIN_IDIOMS = frozenset(

@@ -200,7 +200,9 @@ class RuleReader(NoteRules):
         said = sent.text.strip()
         if switched is not None:  # what was asked, without the rest of the sentence ("my colleague has left")
             verb = next(
-                t for t in reversed(sent.doc[sent.start : switched.i]) if t.lemma_.lower() in _SWITCH | _REPLY
+                t
+                for t in reversed(sent.doc[sent.start : switched.i])
+                if t.lemma_.lower() in self.lex["switch_verb"] | _REPLY
             )
             said = sent.doc[verb.i : switched.i + 1].text
         return [
@@ -227,7 +229,7 @@ class RuleReader(NoteRules):
             ):
                 continue
             verb = sent.doc[token.i - 2] if sent.doc[token.i - 2].lower_ != "back" else sent.doc[token.i - 3]
-            if verb.lemma_.lower() in _SWITCH and not any(
+            if verb.lemma_.lower() in self.lex["switch_verb"] and not any(
                 t.lower_ in ("i", "we", "my", "our") for t in sent if t.i < verb.i
             ):
                 return token  # (but "I switched to english at work": the speaker's own move)
@@ -314,7 +316,6 @@ def _a_thing_to_make(head: Token, wished: Token | None) -> bool:
     )
 
 
-_SWITCH = frozenset({"switch", "change", "go"})
 # a sentence that tells of a problem, not of where a rule does not hold
 _TROUBLE = re.compile(r"\b(?:why|getting|error|errors|bug|broken|fails?|failing)\b")
 _REPLY = frozenset({"reply", "answer", "respond", "write", "talk", "speak"})
