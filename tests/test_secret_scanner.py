@@ -70,6 +70,8 @@ def test_a_private_key_block_is_cut_from_armour_to_armour() -> None:
         'variable "db_password" {}\nurl = "postgres://app:${var.db_password}@db:5432/app"',
         "[Peer]\nPublicKey = AuGlpIMMusDQkapMrGIHDd/dCpSmPc1HAGhJqE5mCII=",
         "github.com/gin-gonic/gin v1.9.1 h1:4idEAncQnU5cB7BeOkPtxjfCSye0AAm1R0RVIqJ+Jmg=",
+        "mysql -u root -p shop  # it prompts for the password",
+        "mkdir -p build && docker run -p 3306:3306 mysql:8",
     ],
 )
 def test_published_and_placeholder_text_is_left_alone(text: str) -> None:
@@ -97,6 +99,8 @@ def test_published_and_placeholder_text_is_left_alone(text: str) -> None:
         ("admin:$apr1$2y6eG26M$vVAsfyAGRlyfFEajyf0JvZ", "vVAsfyAGRlyfFEajyf0JvZ"),
         ("the 2fa setup key: e7nm daos yqoo o46i 5ulq k2np mevg pd7h", "o46i 5ulq"),
         ("codes:\n7140c-8d9fa\n63f60-1c25b\nfbf31-8100e\n05219-cf256\n", "63f60-1c25b"),
+        ("why does this not connect? mysql -u admin -p'Kest9rel&x' -h db.internal", "Kest9rel"),
+        ("mysqldump -uroot -phunter22 shop > dump.sql", "hunter22"),
     ],
 )
 def test_secrets_and_personal_numbers_are_cut(text: str, secret: str) -> None:
