@@ -264,10 +264,13 @@ class ClauseExtractor:
                 polite = {t.i for c in clauses if _polite(c) for t in c.tokens}
                 facts = [f for f in facts if f.anchor < asked or f.anchor in polite]
             if turn.role == "user":
+                facts = _not_names(facts)
                 facts += self._notes(sent, clauses, facts, commands, asked)
-                facts = _not_employers(facts, clauses)
+                facts = _not_employers(facts, clauses, self.lexicon["occupation_noun"])
             facts = fold_details(facts, sent, self.lexicon["hedge"])
             named = bare_value(sent, techs, commands) if correcting else None
+            if named is not None and self._names_a_file(named):
+                named = None  # "wait no, it's 3.11, the Dockerfile says python:3.11-slim"
             bare = _corrected(facts, named)
             slot_facts: tuple[Fact, ...] = ()
             if named is not None and named.category:
@@ -277,12 +280,17 @@ class ClauseExtractor:
                 held = [f for f in slot_facts if f.value.lower() in named.value.lower()]
                 if bare is not None or held:
                     facts = [f for f in facts if f.category != named.category or (bare is None and f in held)]
+            facts = [f for f in facts if not self._names_a_file(f)]
             reads += [Read(f, turn, text, correcting, placed=placed or {}) for f in facts]
             if bare is not None:
                 reads.append(
                     Read(bare, turn, text, True, bare=bare, placed=placed or {}, fallback=slot_facts)
                 )
         return merge_free_form(reads)
+
+    def _names_a_file(self, fact: Fact) -> bool:
+        """ "uses Docker (Dockerfile)" read from "I updated the Dockerfile": a file, not a choice."""
+        return fact.category is not None and fact.value.lower() in self.vocabulary.file_forms
 
     def _sentence_facts(
         self, sent: Any, clauses: list[Clause], facts: list[Fact], number: int, asked: int | None, said: str
@@ -460,21 +468,44 @@ _GLUE = frozenset(
 )
 
 
-def _not_employers(facts: list[Fact], clauses: list[Clause]) -> list[Fact]:
+def _not_employers(facts: list[Fact], clauses: list[Clause], occupations: frozenset[str]) -> list[Fact]:
     """ "I work at Stripe", "started as a data engineer at Klarna": where the speaker works is not
     what the project uses, nor a note about the project (but "our app bills with Stripe" is)."""
     employers = [f for f in facts if f.key == "employer"]
-    if not employers:
+    workplaces = [t for c in clauses for t in c.tokens if _works_at(t, occupations)]
+    if not employers and not workplaces:
         return facts
     where = [{t.i for t in c.tokens} for c in clauses]
-    where = [i for i in where if any(f.anchor in i for f in employers)]
-    names = [f.value.lower() for f in employers]
+    where = [i for i in where if any(f.anchor in i for f in employers) or any(t.i in i for t in workplaces)]
+    names = [f.value.lower() for f in employers] + [t.lower_ for t in workplaces]
 
     def works_there(fact: Fact) -> bool:
         named = any(re.search(rf"\b{re.escape(n)}\b", fact.value.lower()) for n in names)
         return named and (fact.key is None or any(fact.anchor in i for i in where))
 
     return [f for f in facts if f.scope != "project" or not works_there(f)]
+
+
+def _not_names(facts: list[Fact]) -> list[Fact]:
+    """ "two cats, Miso and Tofu": a name given to a pet or a relative is not the product it spells."""
+    named = [f for f in facts if f.scope == "user" and (f.key or "").startswith(("pet", "family", "name"))]
+    names = {word for f in named for word in re.findall(r"[A-Z][\w-]*", f.value)}
+    return [f for f in facts if not (f.scope == "project" and f.category and f.value in names)]
+
+
+def _works_at(token: Any, occupations: frozenset[str]) -> bool:
+    """ "a data role at Datadog", "staff engineer @ Klarna", "working at Shopify": a company one
+    works at, named like a product the project might use."""
+    prep = token.head
+    if token.dep_ != "pobj" or prep.lower_ not in ("at", "@") or token._.tech is None:
+        return False
+    job = prep.head.lemma_.lower()
+    return job in occupations or job in _JOB_WORDS or prep.head.lower_ in occupations
+
+
+_JOB_WORDS = frozenset(
+    {"job", "role", "position", "internship", "work", "intern", "gig", "contract", "offer"}
+)
 
 
 def _corrected(facts: list[Fact], bare: Fact | None) -> Fact | None:

@@ -53,6 +53,9 @@ class Product(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     category: str
     aliases: list[str] = []
     ambiguous: bool = False
+    # forms that name a file of the product ("Dockerfile"): they tell what a sentence is about, but
+    # "the agent edited the Dockerfile" says nothing new of what the project uses
+    files: list[str] = []
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +88,7 @@ class Vocabulary:
             for word in [*spec.topics, *spec.labels]:
                 self.topics.setdefault(_fold(word), set()).add(spec.category)
         self._longest = max((len(a.split()) for a in self.by_alias), default=1)
+        self.file_forms = frozenset(_fold(f) for product in products for f in product.files)
 
     def slot(self, category: str) -> SlotSpec:
         return self.slots.get(category) or self.slots["tool"]
@@ -311,6 +315,13 @@ class TechMarker:
             )
         ):
             return False  # "stack is kotlin + ktor": a label that other products fill
+        if (
+            root.dep_ in ("nsubj", "nsubjpass")
+            and root.head.i in products
+            and root.head.i != root.i
+            and any(c.dep_ in ("aux", "auxpass") and c.lemma_ == "be" for c in root.head.children)
+        ):
+            return False  # "stack is go 1.22 + postgres": the tagger took the product after "is" for a verb
 
         if inside_a_name(span) or among_names(span, products):
             return False  # "a small biotech called Helix Forge", "my mod Tea Garden Expanded", "Leo 9, Ava 6"

@@ -78,6 +78,20 @@ def has_subject(verb: Token) -> bool:
 _ONE_TIME = WEEKDAYS | {"week", "weekend", "sprint", "month", "release", "morning", "afternoon"}
 
 
+def keeps_happening(clause: Clause) -> bool:
+    """ "the model keeps double counting rows", "i keep forgetting the seed": a trouble that recurs,
+    told to get help with it, not a standing fact or rule (but "we keep secrets in vault" is one)."""
+    head = clause.head
+    if head.lemma_.lower() != "keep":
+        return False
+    for token in head.doc[head.i + 1 : head.i + 4]:
+        if token.is_alpha and token.lower_.endswith("ing") and len(token) > 4:
+            return True
+        if token.pos_ not in ("ADV", "ADJ", "PART"):
+            return False  # "i keep the calving dates in Google Sheets": what one keeps
+    return False
+
+
 def for_one_time(words: list[str]) -> bool:
     """ "no deploys this friday", "next week": said of one time, not every time (``words`` lowercased)."""
     return any(w in ("this", "next") and nxt in _ONE_TIME for w, nxt in itertools.pairwise(words))

@@ -144,13 +144,17 @@ class ClauseReader(FeatureReader):
         if not tokens or "?" not in tokens[-1].text:
             return None
         start: int = tokens[0].i
+        before = start
         for token in tokens[:-1]:
             if (token.lower_ in _BOUNDARY and token.dep_ in ("punct", "cc", "prep")) or token.text in (
                 ",",
                 ";",
                 "\u2014",
             ):
-                start = token.i + 1
+                before, start = start, token.i + 1
+        conjoined = start - 1 > before and sentence.doc[start - 1].is_alpha
+        if conjoined and _asks_a_way(sentence.doc[before : start - 1]):
+            return before  # "quickest way to dedupe a list in python but keep the order?": one question
         return start
 
 
@@ -177,6 +181,17 @@ _PLEAS = frozenset({"clue", "clues", "idea", "ideas", "thoughts", "tips", "sugge
 _OPENERS = frozenset(
     {"wait", "ok", "okay", "so", "hey", "hmm", "um", "btw", "quick", "q", "also", "and", "but"}
 )
+
+
+def _asks_a_way(words: Span) -> bool:
+    """ "best way to ...", "quickest way to ...", "how to ...": a question that needs no verb."""
+    said = [t.lower_ for t in words if not t.is_punct]
+    while said and said[0] in _OPENERS:
+        said = said[1:]
+    if said[:2] == ["how", "to"]:
+        return True
+    way = next((n for n, w in enumerate(said[:4]) if w in ("way", "ways")), None)
+    return way is not None and said[way + 1 : way + 2] == ["to"] and not {"i", "we"} & set(said[:way])
 
 
 def _unmarked_question(sentence: Span) -> int | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from extractors.clauses import Clause
+from extractors.clauses.model import keeps_happening
 from extractors.readers.common import DEICTIC, Fact, Token, condition, joined, value_of, with_borrowed_subject
 from extractors.readers.rules import RuleReader
 from extractors.render import SUBJECT_MARK, implied_third_person, plain, third_person, trim
@@ -184,6 +185,8 @@ class StatementReader(RuleReader):
             return False  # "so sorry for typos"
         if head.lower_ in ("same", "ditto", "likewise"):
             return False  # "same for sign out": what was said before, of something else
+        if keeps_happening(clause):
+            return False  # "my cats keep peeing outside the litterbox": a trouble, not who they are
         for c in content:
             words = {t.lower_ for t in c.subtree}
             transient = {c.lower_, c.lemma_.lower()} & lex["transient_adjective"]

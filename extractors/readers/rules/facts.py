@@ -97,7 +97,19 @@ def _of_artifacts(token: Token) -> bool:
 
 # verbs of what an answer says ("cite papers when u mention methods", "give units with numbers")
 _TELLING = frozenset(
-    {"give", "cite", "mention", "show", "tell", "explain", "suggest", "recommend", "quote", "write"}
+    {
+        "give",
+        "cite",
+        "mention",
+        "show",
+        "tell",
+        "explain",
+        "suggest",
+        "recommend",
+        "quote",
+        "write",
+        "present",
+    }
 )
 
 

@@ -53,6 +53,14 @@ _POINTING = DEICTIC | {"the", "my", "our", "your", "his", "her", "their"}
 _TASKS = frozenset(
     ("rename", "replace", "update", "change", "fix", "remove", "delete", "add", "move", "refactor", "swap")
 )
+# how a problem is told without its subject: "getting a white screen on android 14 only"
+_UNDERGOING = frozenset({"getting", "seeing", "hitting", "having"})
+# the trouble verbs that only ever tell of a failure ("ignore vendor/ always" is a rule)
+_BREAKING = frozenset(
+    {"fail", "crash", "hang", "flake", "timeout", "die", "leak", "freeze", "stall", "choke", "explode"}
+)
+# failures named by their shorthand: "OOMs", "segfaults"
+_FAILURES = frozenset({"ooms", "oom", "oomed", "segfaults", "segfaulted", "panics", "times-out", "flaky"})
 # days that make a note a one-off ("no deploys today", "no meetings tomorrow pls")
 _THIS_DAY = frozenset({"today", "tonight", "tomorrow", "rn", "tmrw", "tmr"})
 
@@ -103,6 +111,8 @@ class NoteRules(StandingRules):
         )
         if not _noted(tokens, words, merged, asked or self._convention(tokens), self.lex["code_noun"]):
             return None
+        if self._trouble(tokens):
+            return None  # "the login test times out on CI only": where it goes wrong, not a rule
         zones = self.lex["timezone"]
         if {t.lower_ for t in said} & zones and not set(words) & (self.lex["code_noun"] | {"db"}):
             return None  # "JST now, not eastern": where the speaker is, the time zone reader's
@@ -149,6 +159,21 @@ class NoteRules(StandingRules):
             tokens[0].i,
             "rules.note",
         )
+
+    def _trouble(self, tokens: list[Token]) -> bool:
+        """A problem told in a note's shape: "the second one OOMs on CI only" (the tagger takes the
+        verb for a plural noun), "getting a weird white screen on android 14 only"."""
+        troubles = self.lex["trouble_verb"] & _BREAKING
+        if tokens[0].lower_ in _UNDERGOING:
+            return True
+        for token, after in zip(tokens, [*tokens[1:], None], strict=True):
+            lower = token.lower_
+            if after is not None and lower in ("times", "timed") and after.lower_ == "out":
+                return True
+            stem = lower[:-2] if lower.endswith("es") else lower[:-1] if lower.endswith("s") else lower
+            if token.i > tokens[0].i and (stem in troubles or lower in troubles or lower in _FAILURES):
+                return True
+        return False
 
     def _convention(self, tokens: list[Token]) -> bool:
         """ "code comments in english", "answers as bullet points", "type hints everywhere": a note

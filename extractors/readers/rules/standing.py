@@ -6,6 +6,7 @@ and norms about code ("`any` is banned", "branch names have to be ...")."""
 from __future__ import annotations
 
 from extractors.clauses import PLEASE, Clause
+from extractors.clauses.model import keeps_happening
 from extractors.readers.common import DEICTIC, Fact, Token, checkpoint_of
 from extractors.readers.rules.norms import NormRules
 from extractors.render import SUBJECT_MARK, plain, trim
@@ -68,6 +69,8 @@ class StandingRules(NormRules):
             return request
         if clause.hedged or clause.planned or clause.conditional or clause.reported or clause.transient:
             return []  # ... or for one day only: "no deploys this friday"
+        if clause.mood == "statement" and keeps_happening(clause):
+            return []  # "the incremental model keeps double counting rows": a complaint
         if clause.mood == "imperative" and clause.head._.tech is not None:
             return []  # "(it's WooCommerce) not shopify sorry": a product the tagger took for an order
         said = [t for t in clause.tokens if not t.is_punct]

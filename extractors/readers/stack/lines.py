@@ -245,6 +245,8 @@ class StackReader(NameReader, SettingReader):
             or (len(said) > 2 and said[0].tag_ == "VB")
         ):
             return []  # "allergic to peanuts, pls remember when suggesting recipes": a request, not a value
+        if spec.scope == "user" and len(said) == 1 and said[0].is_lower and said[0].lower_.endswith("ly"):
+            return []  # "allergic to tree nuts (not peanuts, weirdly)": a comment, not a value
         if spec.scope == "project" and not self._names_a_product(said, separated):
             return []  # "package manager AND runtime", "metrics ..., roughly 2B rows now": no name
         return [

@@ -1,0 +1,80 @@
+"""Shapes of language learned in round twelve (bench/RESULTS.md), a precision round: each test has a
+case that must be read and one that must not. A label that products fill, a file of a product, the
+company one works at, a pet's name, a comment in parentheses, a question that needs no verb, a
+hypothesis, and troubles told in a rule's shape."""
+
+from __future__ import annotations
+
+from extractors import ClauseExtractor
+from tests.test_extraction import facts, texts
+
+
+def keys(extractor: ClauseExtractor, text: str, role: str = "user") -> list[str | None]:
+    return [key for key, _ in facts(extractor, text, role)]
+
+
+def test_a_label_that_products_fill_is_not_a_product(extractor: ClauseExtractor) -> None:
+    said = "stack is go 1.22 + postgres 16 + nats, running on hetzner k8s."
+    assert "build_tool" not in keys(extractor, said)  # "stack", not Haskell Stack
+    assert ("go_version", "1.22") in facts(extractor, said)
+    assert ("build_tool", "stack") in facts(extractor, "we build the haskell bits with stack")
+
+
+def test_a_file_of_a_product_is_not_a_choice_of_it(extractor: ClauseExtractor) -> None:
+    report = "The Dockerfile now uses python:3.12-slim as the base with a multi-stage build"
+    assert "container_tool" not in keys(extractor, report, "assistant")
+    assert any("python:3.12-slim" in t for t in texts(extractor, report, "assistant"))
+    assert "build_tool" not in keys(extractor, "I added a multi-arch target to the Makefile", "assistant")
+    assert ("container_tool", "docker") in facts(extractor, "we deploy everything with docker")
+
+
+def test_the_company_one_works_at_is_not_a_product(extractor: ClauseExtractor) -> None:
+    for said in (
+        "work context: im a staff data engineer at Klarna, mostly pipeline stuff",
+        "name's Olusegun, Segun is fine. data engineer at Flutterwave, Lagos",
+        "new job starts monday! leaving spotify for a data role at Datadog, kinda scared tbh",
+    ):
+        assert not [t for t in texts(extractor, said) if "payment" in t or "monitoring" in t], said
+    assert ("employer", "Stripe") in facts(extractor, "I work at Stripe")
+    assert ("payments", "Stripe") in facts(extractor, "our app bills with Stripe")
+
+
+def test_a_pets_name_is_not_a_product(extractor: ClauseExtractor) -> None:
+    said = "we have two cats, Miso and Tofu, and Tofu keeps peeing outside the litterbox"
+    assert keys(extractor, said) == ["pet:cats"]
+    assert "infrastructure_tool" in keys(extractor, "we moved our infra code from terraform to tofu")
+
+
+def test_a_comment_in_parentheses_is_no_allergen(extractor: ClauseExtractor) -> None:
+    assert keys(extractor, "allergic to tree nuts (not peanuts, weirdly). any snack ideas") == [
+        "allergy:tree_nuts"
+    ]
+
+
+def test_a_question_needs_no_verb(extractor: ClauseExtractor) -> None:
+    assert facts(extractor, "anyway — quickest way to dedupe a list in python but keep the order?") == []
+    assert facts(extractor, "best way to do background jobs in django and keep it simple?") == []
+    assert ("python_version", "3.12") in facts(extractor, "we use python 3.12 but how do i dedupe?")
+
+
+def test_a_hypothesis_is_no_fact(extractor: ClauseExtractor) -> None:
+    assert (
+        facts(extractor, "hypothetically if an app had 10M rows would sqlite still be ok or is that crazy")
+        == []
+    )
+    assert ("database", "sqlite") in facts(extractor, "the app stores everything in sqlite")
+
+
+def test_a_trouble_told_in_a_rules_shape_is_no_rule(extractor: ClauseExtractor) -> None:
+    for said in (
+        "the login test times out on CI only",
+        "the second one OOMs on CI only",
+        "getting a weird white screen on android 14 only",
+        "the incremental model keeps double counting rows after a backfill",
+        "i keep forgetting the seed",
+    ):
+        assert facts(extractor, said) == [], said
+    assert facts(extractor, "squash merge only") != []
+    assert texts(extractor, "I keep the calving dates in Google Sheets") == [
+        "S keeps the calving dates in Google Sheets."
+    ]
