@@ -177,6 +177,7 @@ def restored(read: Read) -> Read:
         span=back(read.fact.span) or "",
         previous=back(read.fact.previous),
         previous_text=back(read.fact.previous_text),
+        fields={k: put_back(v, placed) if k == "exception_for" else v for k, v in read.fact.fields.items()},
     )
     return replace(read, fact=fact, sentence=back(read.sentence) or "")
 

@@ -327,14 +327,19 @@ class ClauseExtractor:
                 # the exception, as said, stands for the sentence; its unqualified parts are not rules,
                 # and a slot it names holds only where the exception does ("except the invoicing
                 # service, that one's stuck on node 14": not the project's node version)
+                # Without "except", nothing in the sentence states the general rule: "one exception:
+                # the archive uses MongoDB", "analytics events go to ClickHouse, too much for pg"
                 where = exceptions[0].fields.get("exception_for")
                 marker = next((t.i for t in sent if t.lower_ in ("except", "excepting")), None)
                 facts = [
                     replace(f, fields={**f.fields, "exception_for": where})
-                    if where and marker is not None and f.anchor > marker
+                    if where and (marker is None or f.anchor > marker) and not _the_rest(sent, f.anchor)
                     else f
                     for f in facts
-                    if f.kind != "procedural" and f.scope == "project" and f.key
+                    if f.kind != "procedural"
+                    and f.scope == "project"
+                    and f.key
+                    and (marker is not None or where)
                 ] + exceptions
         return facts
 
@@ -484,6 +489,17 @@ def _not_employers(facts: list[Fact], clauses: list[Clause], occupations: frozen
         return named and (fact.key is None or any(fact.anchor in i for i in where))
 
     return [f for f in facts if f.scope != "project" or not works_there(f)]
+
+
+def _the_rest(sent: Any, anchor: int) -> bool:
+    """ "only the analytics service writes to clickhouse, rest stays on postgres": the general rule,
+    said again beside its exception."""
+    for token in reversed(sent.doc[sent.start : anchor]):
+        if token.text in (",", ";", ":", "\u2014", "\u2013"):
+            return False
+        if token.lower_ in ("rest", "else", "others", "remaining"):
+            return True
+    return False
 
 
 def _not_names(facts: list[Fact]) -> list[Fact]:

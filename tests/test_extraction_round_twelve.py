@@ -78,3 +78,15 @@ def test_a_trouble_told_in_a_rules_shape_is_no_rule(extractor: ClauseExtractor) 
     assert texts(extractor, "I keep the calving dates in Google Sheets") == [
         "S keeps the calving dates in Google Sheets."
     ]
+
+
+def test_an_exception_said_without_except_holds_only_where_it_says(extractor: ClauseExtractor) -> None:
+    said = "One exception to note: the document archive uses MongoDB, as mandated by the records vendor."
+    assert "Document archive: S uses MongoDB as its database." in texts(extractor, said)
+    said = "Note that the analytics workload is the exception — it runs on GCP BigQuery."
+    slotted = [t for t in texts(extractor, said) if "uses" in t and "exception" not in t]
+    assert slotted and all(t.startswith("Analytics workload: ") for t in slotted)
+    # the rest, said beside the exception, is the general rule, not the exception's
+    said = "only the analytics service writes to clickhouse, rest stays on postgres"
+    assert "S uses postgres (PostgreSQL) as its database." in texts(extractor, said)
+    assert "Analytics service: S uses clickhouse as its data warehouse." in texts(extractor, said)

@@ -285,6 +285,8 @@ class RuleReader(NoteRules):
             return []
         where = qualifier or _exception_scope(sent)
         where = in_third_person(where) if where else where  # "(when i write in korean)"
+        if where and where.lower().startswith("only "):
+            where = where[5:]  # "only the old billing package uses unittest": the package is where
         body = _EXCEPTION_LEAD.sub("", joined(tokens)).strip(" ,:;\u2014\u2013-")
         if not body:
             return []
@@ -369,6 +371,18 @@ def _exception_scope(sent: Span) -> str | None:
                 return joined(words)
     root = sent.root
     subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    named = next((t for t in tokens if t.lemma_.lower() == "exception" and t.dep_ == "attr"), None)
+    if named is not None:
+        # "note that the analytics workload is the exception — it runs on BigQuery"
+        subject = next((c for c in named.head.children if c.dep_ == "nsubj"), subject)
+    led = subject if subject is not None else root
+    if any(t.lemma_.lower() == "exception" for t in led.subtree if t.i <= led.i):
+        # "one exception to note: the document archive uses MongoDB": what the colon introduces
+        colon = next((t.i for t in tokens if t.text == ":"), None)
+        subject = next(
+            (t for t in tokens if colon is not None and t.i > colon and t.dep_ in ("nsubj", "nsubjpass")),
+            None,
+        )
     if subject is not None and subject.lower_ not in DEICTIC and subject.pos_ != "PRON":
         return joined([t for t in subject.subtree if t.dep_ != "det"])
     return None
