@@ -66,6 +66,7 @@ CLASSES = frozenset(
         "practice_verb",
         "trouble_verb",
         "setting_noun",
+        "branch_name",
     }
 )
 

@@ -389,11 +389,11 @@ class ClauseExtractor:
         in_commands = {
             t.i for command, span in commands if command.text in used or command.quoted for t in span
         }
+        facts += readers.renamed(clause)  # "we renamed master -> main"
         if readers.states_stack(clause):
+            facts += readers.setting(clause)  # "our default branch is master"
             facts += readers.stack(clause, [s for s in techs if s.start not in in_commands])
             facts += readers.named_in_slot(clause, in_commands | {f.anchor for f in facts})
-            if not facts:
-                facts += readers.setting(clause)  # "our default branch is master"
         one_off = after_question and clause.mood == "imperative" and not clause.standing
         # a product the rule names ("all new python code needs type hints") does not stop the rule,
         # nor a command read from another clause of the sentence (", mypy runs in strict mode")

@@ -90,3 +90,25 @@ def test_an_exception_said_without_except_holds_only_where_it_says(extractor: Cl
     said = "only the analytics service writes to clickhouse, rest stays on postgres"
     assert "S uses postgres (PostgreSQL) as its database." in texts(extractor, said)
     assert "Analytics service: S uses clickhouse as its data warehouse." in texts(extractor, said)
+
+
+def test_a_renamed_default_branch_is_the_new_default_branch(extractor: ClauseExtractor) -> None:
+    for said in (
+        "our main branch is called master, CI deploys from it",
+        "Default branch in all repos is master.",
+        "our default branch is master, CI only runs on master",
+    ):
+        assert ("setting:default_branch", "master") in facts(extractor, said), said
+        assert "hosting" not in keys(extractor, said), said  # "runs on master": a branch, not a host
+    for said in (
+        "we renamed master -> main yesterday, update any scripts you give me",
+        "heads up we renamed master → main, update any scripts you wrote",
+        "we renamed the default branch to main",
+    ):
+        assert facts(extractor, said) == [("setting:default_branch", "main")], said
+    assert facts(extractor, "renamed the helper to parse_row") == [] or "setting:default_branch" not in keys(
+        extractor, "renamed the helper to parse_row"
+    )
+    # redoing work once is no rule; doing it every time is
+    assert facts(extractor, "update all the imports") == []
+    assert facts(extractor, "update the changelog on every PR") != []

@@ -283,6 +283,9 @@ def _noted(
 ) -> bool:
     """Whether a piece is written as a rule: no clause of its own, and a mark of one ("only", "never",
     "always", "X > Y", "X over Y", "X not Y", "from now on"). ``asked``: the piece said "pls"."""
+    arrow = any(t.text == ">" and n > 0 and tokens[n - 1].text == "-" for n, t in enumerate(tokens))
+    if arrow and not any(t._.tech is not None for t in tokens):
+        return False  # "renamed master -> main": an arrow, not a preference
     if ">" in words[1:-1] and tokens[words.index(">") - 1].is_alpha and tokens[words.index(">") + 1].is_alpha:
         return True  # "bullets > paragraphs": however the tagger parsed it
     if len(words) < 2 or _a_clause(tokens, nouns):

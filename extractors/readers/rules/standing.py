@@ -12,6 +12,8 @@ from extractors.readers.rules.norms import NormRules
 from extractors.render import SUBJECT_MARK, plain, trim
 
 _QUANTIFIERS = frozenset({"all", "every", "each", "any", "new", "no", "everything", "anything", "only"})
+# orders to redo work already done, once: "update any scripts you give me", "fix all the imports"
+_REWORK = frozenset({"update", "fix", "rename", "convert", "migrate", "port", "adjust", "redo", "rewrite"})
 _PERMISSION = frozenset({"ask", "check", "tell", "confirm", "discuss", "ping", "run", "test", "asking"})
 # verbs of how the assistant sounds: "write like a human", "talk like a friend"
 _VOICE_VERBS = frozenset({"write", "talk", "speak", "explain", "answer", "reply", "respond", "sound"})
@@ -71,6 +73,8 @@ class StandingRules(NormRules):
             return []  # ... or for one day only: "no deploys this friday"
         if clause.mood == "statement" and keeps_happening(clause):
             return []  # "the incremental model keeps double counting rows": a complaint
+        if _rework(clause):
+            return []  # "we renamed master -> main, update any scripts you wrote": one piece of work
         if clause.mood == "imperative" and clause.head._.tech is not None:
             return []  # "(it's WooCommerce) not shopify sorry": a product the tagger took for an order
         said = [t for t in clause.tokens if not t.is_punct]
@@ -263,6 +267,18 @@ class StandingRules(NormRules):
 _WHOLE = frozenset(
     {"codebase", "repo", "repository", "project", "monorepo", "team", "company", "org", "workspace"}
 )
+
+
+def _rework(clause: Clause) -> bool:
+    """ "update any scripts you give me", "fix all the imports": work already done, redone once
+    (but "update the changelog on every PR", "always update the lockfile")."""
+    words = {t.lower_ for t in clause.head.sent}
+    return (
+        clause.head.lemma_.lower() in _REWORK
+        and not clause.standing
+        and not clause.negated  # "don't rewrite sentences": a standing order
+        and not words & {"every", "each", "new", "whenever", "always", "never"}
+    )
 
 
 def _whole_project(tokens: list[Token]) -> set[str]:

@@ -49,6 +49,8 @@ class NameReader(ProductReader):
                 value = child
         if category is None or value is None or value.i in taken or value._.tech is not None:
             return []
+        if value.lower_ in self.lex["branch_name"] and category != "vcs_host":
+            return []  # "CI only runs on master": a branch, not where the project is hosted
         if clause.subject is not None and any(c.lower_ == "no" for c in clause.subject.children):
             return []  # "no public cloud allowed (patient data)": the slot is denied, nothing fills it
         if value.dep_ == "pobj" and any(c.dep_ == "dobj" and c.pos_ == "PRON" for c in head.children):
