@@ -14,7 +14,7 @@ from extractors.shell import Command
 from extractors.vocabulary import VERSION
 
 _CORRECTION = re.compile(
-    r"^\W*(?:(?:sorry|oops|whoops|wait|hold\s+on|erm|um|my\s+bad|correction|typo|scratch\s+that|"
+    r"^\W*(?:(?:sorry|oops|whoops|wait|hold\s+on|erm|um|my\s+bad|correction|typo|auto-?correct(?:ed)?|scratch\s+that|"
     r"let\s+me\s+correct\s+(?:that|myself)|i\s+misspoke|actually|not\s+quite|rather|i\s+mean|"
     # "no, pnpm" / "nope it's 3.12", but not "no one remembers ...": a word of the sentence
     r"(?:no+|nope)(?=\s*[,:;.!\u2014\u2013-]|\s*$|\s+(?:i|i'?m|it|it'?s|its|we|that|that'?s|wait|sorry|not)\b))"
@@ -76,7 +76,12 @@ def _denied(span: Any) -> bool:
     doc = span.doc
     before = {t.lower_ for t in doc[max(span.sent.start, span.start - 2) : span.start]}
     after = {t.lower_ for t in doc[span.end : min(span.sent.end, span.end + 2)]}
-    return bool(before & {"not", "n't", "never"}) or "anymore" in after
+    # "we left heroku in jan, it's render now": what was left is the old value
+    left = span.root.dep_ == "dobj" and span.root.head.lemma_.lower() in _LEFT
+    return bool(before & {"not", "n't", "never"}) or "anymore" in after or left
+
+
+_LEFT = frozenset({"leave", "drop", "ditch", "abandon", "retire", "kill", "dump", "replace", "quit"})
 
 
 def bare_value(sent: Any, techs: list[Any], commands: list[tuple[Command, Any]]) -> Fact | None:

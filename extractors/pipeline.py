@@ -209,6 +209,9 @@ class ClauseExtractor:
         said = "".join(parts)
         if turn.role == "user":
             said = spoken_in_full(said, self._owned, self._states)
+            # "wait no, the db is MariaDB": the parser takes "wait" for an order that governs the
+            # sentence; the marker after it says the correction as well
+            said = _WAIT.sub("", said)
         return _Unit(batch, turn, said, commands)
 
     def _read(
@@ -318,6 +321,7 @@ class ClauseExtractor:
             facts += readers.timezone(sent)
         if not any(f.key == "diet" for f in facts):
             facts += readers.diet(sent, clauses)
+        facts += readers.mine(sent)  # "that's my sister's cat, mine is Noodle"
         if not any((f.key or "").startswith("health:") or f.reader == "personal.statement" for f in facts):
             facts += readers.body_condition(sent)
         text = sent.text.strip()
@@ -467,6 +471,8 @@ def _adds_to(fact: Fact, facts: list[Fact]) -> bool:
     rest = [w for w in re.findall(r"\w+", fact.value.lower()) if w not in said]
     return fact.key is not None or len([w for w in rest if w not in _GLUE]) >= 2 or not facts
 
+
+_WAIT = re.compile(r"^\s*wait\W+(?=(?:no+|nope|actually|sorry|oops|my bad|scratch that)\b)", re.IGNORECASE)
 
 _GLUE = frozenset(
     {"in", "at", "on", "for", "to", "of", "the", "a", "an", "so", "and", "with", "from", "near"}

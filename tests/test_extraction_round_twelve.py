@@ -112,3 +112,26 @@ def test_a_renamed_default_branch_is_the_new_default_branch(extractor: ClauseExt
     # redoing work once is no rule; doing it every time is
     assert facts(extractor, "update all the imports") == []
     assert facts(extractor, "update the changelog on every PR") != []
+
+
+def test_mine_names_the_speakers_own_pet_or_relative(extractor: ClauseExtractor) -> None:
+    assert facts(extractor, "wait no, Pepper is my sister's cat lol, mine is Noodle") == [
+        ("pet:cat", "Noodle")
+    ]
+    said = "lol did i tell you my dog was Pepper? that's my sister's dog. mine is Chili"
+    assert ("pet:dog", "Chili") in facts(extractor, said)
+    assert facts(extractor, "his car is red, mine is Blue") == []
+
+
+def test_a_name_said_in_passing_holds_in_a_question(extractor: ClauseExtractor) -> None:
+    assert ("pet:dog", "Rocky") in facts(extractor, "my dog Rocky keeps pulling on the leash, any tips?")
+    assert ("family:son", "Leo") in facts(extractor, "can my son Leo eat peanuts at 2?")
+    assert facts(extractor, "should I name my dog Rocky?") == []  # a name not given yet
+    assert ("family:sister", "cat") not in facts(extractor, "my sister Maria's cat")
+
+
+def test_wait_opens_a_correction_not_an_order(extractor: ClauseExtractor) -> None:
+    said = "wait no, the reporting db is MariaDB 10.6 — mysql 5.7 was the old box we decommissioned"
+    assert ("database", "MariaDB 10.6") in facts(extractor, said)
+    assert not [t for t in texts(extractor, "wait no, Pepper's the neighbour's dog") if "rule" in t]
+    assert facts(extractor, "wait for CI to pass before merging, always") != []

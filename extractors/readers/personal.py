@@ -13,6 +13,7 @@ from extractors.frames import Frame, FrameHit
 from extractors.readers.common import (
     DEICTIC,
     Fact,
+    Span,
     Token,
     slug,
     value_of,
@@ -53,8 +54,16 @@ class PersonalReader(StatementReader, SaidOfOneself):
                 and (not frame.about or "third" in frame.about)
                 and not (clause.hedged or clause.planned or clause.conditional or clause.mood == "question")
             )
-            if frame.presupposed and clause.mood != "question" and not clause.negated:
-                pass
+            value = hit.nodes[frame.value]
+            if frame.span == "name" and value.lemma_.lower() in self.lex["pet_noun"] | self.lex["kin_noun"]:
+                continue  # "my sister Maria's cat": the cat is no one's name
+            named_now = any(t.lemma_.lower() in ("name", "call") for t in (value.head, value.head.head))
+            if (
+                frame.presupposed
+                and not clause.negated
+                and (clause.mood != "question" or (frame.span == "name" and not named_now))
+            ):
+                pass  # "can my son Leo eat peanuts?": the name holds whatever is asked
             elif clause.mood == "question":
                 # a frame made for it: "can you call me Lexi instead?" asks for a name to be used
                 if (
@@ -273,6 +282,43 @@ class PersonalReader(StatementReader, SaidOfOneself):
             return None  # "im 7-15 now": hours, not an age
         kept = [w for w in str(value).split(" ") if w.lower() not in _FILLERS]
         return " ".join(kept) or None  # "Tomás btw": the name
+
+    def mine(self, sent: Span) -> list[Fact]:
+        """ "Pepper is my sister's cat lol, mine is Noodle": "mine" names the speaker's own one of
+        the pet or relative said just before, and the name it is given is theirs."""
+        for token in sent:
+            if token.lower_ != "mine" or token.dep_ not in ("nsubj", "nsubjpass"):
+                continue
+            verb = token.head
+            if verb.lemma_.lower() not in ("be", "call", "name"):
+                continue
+            name = next(
+                (c for c in verb.children if c.dep_ in ("attr", "acomp", "oprd") and c.text[:1].isupper()),
+                None,
+            )
+            kinds = self.lex["pet_noun"] | self.lex["kin_noun"]
+            said_of = next(
+                (t for t in reversed(sent.doc[: token.i]) if t.lemma_.lower() in kinds or t.lower_ in kinds),
+                None,
+            )
+            if name is None or said_of is None or name._.tech is not None:
+                continue
+            noun = said_of.lemma_.lower() if said_of.lemma_.lower() in kinds else said_of.lower_
+            kind = "pet" if noun in self.lex["pet_noun"] else "family"
+            return [
+                Fact(
+                    kind="semantic",
+                    scope="user",
+                    key=f"{kind}:{noun}",
+                    value=name.text,
+                    text=f"{SUBJECT_MARK}'s {noun} is called {name.text}.",
+                    span=sent.text.strip(),
+                    reader=f"personal.{kind}.mine",
+                    confidence=0.8,
+                    anchor=name.i,
+                )
+            ]
+        return []
 
     def referent_name(self, clause: Clause) -> list[Fact]:
         """ "we adopted a beagle, his name is Pickle": the name of the pet or relative just named."""

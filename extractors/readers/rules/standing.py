@@ -12,6 +12,8 @@ from extractors.readers.rules.norms import NormRules
 from extractors.render import SUBJECT_MARK, plain, trim
 
 _QUANTIFIERS = frozenset({"all", "every", "each", "any", "new", "no", "everything", "anything", "only"})
+# what an order to wait waits for ("wait for CI to pass before merging"); any other "wait" opens a correction
+_WAITED = frozenset({"for", "until", "till", "til", "on"})
 # orders to redo work already done, once: "update any scripts you give me", "fix all the imports"
 _REWORK = frozenset({"update", "fix", "rename", "convert", "migrate", "port", "adjust", "redo", "rewrite"})
 _PERMISSION = frozenset({"ask", "check", "tell", "confirm", "discuss", "ping", "run", "test", "asking"})
@@ -73,6 +75,14 @@ class StandingRules(NormRules):
             return []  # ... or for one day only: "no deploys this friday"
         if clause.mood == "statement" and keeps_happening(clause):
             return []  # "the incremental model keeps double counting rows": a complaint
+        head = clause.head
+        after = head.doc[head.i + 1] if head.i + 1 < len(head.doc) else None
+        if (
+            head.lower_ == "wait"
+            and head.i == head.sent.start
+            and (after is None or after.lower_ not in _WAITED)
+        ):
+            return []  # "wait no, Pepper's the neighbour's dog": a correction begins, no order
         if _rework(clause):
             return []  # "we renamed master -> main, update any scripts you wrote": one piece of work
         if clause.mood == "imperative" and clause.head._.tech is not None:
