@@ -234,6 +234,8 @@ class ClauseExtractor:
             text = sent.text.strip()
             if len(text) < 3 or is_forget_request(text):
                 continue
+            if _an_alternative(sent):
+                continue  # "maybe trying rust next. or zig. idk": another option of what went before
             correcting = turn.role == "user" and is_correction(text)
             clauses = self.clause_reader.clauses(sent, kin)
             kin = self.clause_reader.kin_mention(sent) or kin
@@ -268,6 +270,7 @@ class ClauseExtractor:
                 facts = [f for f in facts if f.anchor < asked or f.anchor in polite]
             if turn.role == "user":
                 facts = _not_names(facts)
+                facts = self._not_the_projects_language(sent, facts)
                 facts += self._notes(sent, clauses, facts, commands, asked)
                 facts = _not_employers(facts, clauses, self.lexicon["occupation_noun"])
             facts = fold_details(facts, sent, self.lexicon["hedge"])
@@ -290,6 +293,44 @@ class ClauseExtractor:
                     Read(bare, turn, text, True, bare=bare, placed=placed or {}, fallback=slot_facts)
                 )
         return merge_free_form(reads)
+
+    def _not_the_projects_language(self, sent: Any, facts: list[Fact]) -> list[Fact]:
+        """ "backend dev at Allegro, mostly Java", "I mostly write Python", "learning python": the
+        languages a person works in or learns, said of them and no project; the role says them."""
+        languages = [f for f in facts if f.scope == "project" and (f.key or "").startswith("language:")]
+        if not languages or self._names_a_project(sent):
+            return facts
+        introduced = any(f.scope == "user" and f.key in ("role", "employer") for f in facts)
+
+        def the_persons(fact: Fact) -> bool:
+            token = sent.doc[fact.anchor] if 0 <= fact.anchor < len(sent.doc) else None
+            if token is None:
+                return False
+            if introduced and token.head.lower_ in ("in", "with", "using"):
+                return False  # "PhD student at Dalhousie, analysis in R": the work's language
+            for _ in range(4):  # "Python and a bit of Julia": what the first one is, both are
+                if token.dep_ == "conj" and token.head.i != token.i:
+                    token = token.head
+                elif token.dep_ == "pobj" and token.head.lower_ == "of":
+                    token = token.head.head
+            governors = [token.head, token.head.head]
+            learning = any(g.lemma_.lower() in _LEARNING for g in governors)
+            written = token.head.lemma_.lower() in _WRITING and any(
+                c.dep_ == "nsubj" and c.lower_ == "i" for c in token.head.children
+            )
+            return introduced or learning or written
+
+        return [f for f in facts if f not in languages or not the_persons(f)]
+
+    def _names_a_project(self, sent: Any) -> bool:
+        """Whether a sentence speaks of a project: "our", "we", "the app", "my repo" (not the
+        workplace words of a role: "backend dev at a small company")."""
+        things = self.lexicon["project_noun"] - _WORKPLACES
+        return any(
+            t.lower_ in ("our", "we", "us", "we're", "were")
+            or (t.lower_ in things and t.dep_ not in ("compound", "amod"))
+            for t in sent
+        )
 
     def _names_a_file(self, fact: Fact) -> bool:
         """ "uses Docker (Dockerfile)" read from "I updated the Dockerfile": a file, not a choice."""
@@ -472,6 +513,13 @@ def _adds_to(fact: Fact, facts: list[Fact]) -> bool:
     return fact.key is not None or len([w for w in rest if w not in _GLUE]) >= 2 or not facts
 
 
+# what a person does with a language that is theirs, not a project's
+_LEARNING = frozenset({"learn", "study", "pick", "practice", "teach", "try"})
+_WRITING = frozenset({"write", "code", "program", "know"})
+_WORKPLACES = frozenset(
+    {"company", "team", "org", "shop", "we", "backend", "frontend", "firmware", "mobile", "web"}
+)
+
 _WAIT = re.compile(r"^\s*wait\W+(?=(?:no+|nope|actually|sorry|oops|my bad|scratch that)\b)", re.IGNORECASE)
 
 _GLUE = frozenset(
@@ -506,6 +554,12 @@ def _the_rest(sent: Any, anchor: int) -> bool:
         if token.lower_ in ("rest", "else", "others", "remaining"):
             return True
     return False
+
+
+def _an_alternative(sent: Any) -> bool:
+    """ "or zig.", "or Odin, haven't decided": a short sentence that offers one more option."""
+    words = [t.lower_ for t in sent if not t.is_punct]
+    return len(words) <= 5 and words[:1] == ["or"] and words[1:2] not in (["rather"], ["actually"])
 
 
 def _not_names(facts: list[Fact]) -> list[Fact]:

@@ -197,6 +197,46 @@ def load_vocabulary(vocabulary: Path | None = None, slots: Path | None = None) -
 # -- the spaCy component ---------------------------------------------------------------------------
 
 
+def _part_of_a_hyphened_name(span: Any) -> bool:
+    """ "ts-jest", "next-auth", "pg-boss": a product's name inside a longer name the vocabulary lacks
+    (but "node-18", "python-3.11": a version)."""
+    doc = span.doc
+    after = span.end + 1 < len(doc) and doc[span.end].text == "-" and not doc[span.end - 1].whitespace_
+    after = after and not doc[span.end].whitespace_ and doc[span.end + 1].is_alpha
+    before = span.start >= 2 and doc[span.start - 1].text == "-" and not doc[span.start - 1].whitespace_
+    before = before and not doc[span.start - 2].whitespace_ and doc[span.start - 2].is_alpha
+    return bool(after or before)
+
+
+def _named_whole(span: Any, named: set[tuple[int, int]]) -> bool:
+    """Whether the vocabulary names the hyphened name itself ("pg-boss"), not only its part."""
+    whole = _whole_name(span)
+    return any(
+        start <= whole.start and whole.end <= end and (start, end) != (span.start, span.end)
+        for start, end in named
+    )
+
+
+def _whole_name(span: Any) -> Any:
+    """The hyphened name a product's span is part of, with the span's label and product."""
+    from spacy.tokens import Span
+
+    doc, start, end = span.doc, span.start, span.end
+    while (
+        start > 0
+        and not doc[start - 1].whitespace_
+        and (doc[start - 1].text == "-" or doc[start - 1].text.isalnum())
+    ):
+        start -= 1
+    while (
+        end < len(doc) and not doc[end - 1].whitespace_ and (doc[end].text == "-" or doc[end].text.isalnum())
+    ):
+        end += 1
+    while end > start + 1 and doc[end - 1].text == "-":
+        end -= 1
+    return Span(doc, start, end, label=span.label_, kb_id=span.kb_id_)
+
+
 class TechMarker:
     """Marks products in a parsed doc. Runs after the parser: ambiguity is decided on tags."""
 
@@ -251,6 +291,11 @@ class TechMarker:
             for s in spans
             if not (s.end < len(doc) and not doc[s.end - 1].whitespace_ and doc[s.end].text in (":", "/"))
         ]
+        # "arm-none-eabi-gcc", "pg-boss": the product named in a longer name is that name, kept whole
+        # as typed; a language inside one ("ts-jest", "py-spy") is no statement of the language
+        whole = {(s.start, s.end) for s in spans}
+        spans = [self._in_a_hyphened_name(s, whole) if _part_of_a_hyphened_name(s) else s for s in spans]
+        spans = [s for s in spans if s is not None]
         kept = filter_spans(spans)
         for span in kept:
             after = doc[span.end] if span.end < len(doc) else None
@@ -260,6 +305,26 @@ class TechMarker:
                 token._.tech = span.label_
         doc.spans["tech"] = kept
         return doc
+
+    def _in_a_hyphened_name(self, span: Any, named: set[tuple[int, int]]) -> Any:
+        """A product named inside a hyphened word: "arm-none-eabi-gcc" and "MISRA-C" are named whole;
+        "Tailwind-free" is without it; "docker-based" is docker; "ts-jest", "py-spy" name no language;
+        "pg-boss", a product of its own, is read as that."""
+        whole = _whole_name(span)
+        rest = [t for t in whole if t.i not in range(span.start, span.end) and t.text != "-"]
+        if _named_whole(span, named) or any(t.lower_ in ("free", "less") for t in rest):
+            return None
+        described = all(
+            t.lower_ in self.known_words
+            or t.lemma_.lower() in self.known_words
+            or t.tag_ in ("VBN", "VBD", "JJ")
+            for t in rest
+        )
+        if described and span.start == whole.start:
+            return span  # "docker-based", "numba-jitted": the product, described
+        if span.label_ == "language" and not all(t.is_upper for t in rest):
+            return None
+        return whole
 
     def _is_ambiguous(self, span: Any) -> bool:
         if not self._ambiguous[span.kb_id_]:

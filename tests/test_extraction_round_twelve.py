@@ -135,3 +135,28 @@ def test_wait_opens_a_correction_not_an_order(extractor: ClauseExtractor) -> Non
     assert ("database", "MariaDB 10.6") in facts(extractor, said)
     assert not [t for t in texts(extractor, "wait no, Pepper's the neighbour's dog") if "rule" in t]
     assert facts(extractor, "wait for CI to pass before merging, always") != []
+
+
+def test_the_languages_a_person_works_in_are_not_the_projects(extractor: ClauseExtractor) -> None:
+    for said in (
+        "I'm Tomasz, backend dev at Allegro, mostly Java.",
+        "I mostly write Python and a bit of Julia.",
+        "retired machinist here, 71, learning python to keep track of my woodshop inventory",
+    ):
+        assert not [k for k in keys(extractor, said) if (k or "").startswith("language:")], said
+    assert ("language:java", "Java") in facts(extractor, "our backend is mostly Java")
+    said = "PhD student (marine biology) at Dalhousie, analysis in R + tidyverse"
+    assert any("in R" in t for t in texts(extractor, said))
+
+
+def test_one_more_option_is_no_choice(extractor: ClauseExtractor) -> None:
+    assert facts(extractor, "thinking about maybe learning rust this winter. or zig. idk") == []
+
+
+def test_a_product_inside_a_hyphened_name(extractor: ClauseExtractor) -> None:
+    said = "built with CMake + arm-none-eabi-gcc 12"
+    assert any("arm-none-eabi-gcc 12" in value for _, value in facts(extractor, said))
+    assert ("background_jobs", "pg-boss") in facts(extractor, "we use pg-boss for jobs on postgres")
+    assert "language:typescript" not in keys(extractor, "everything's on jest now (ts-jest)")
+    assert facts(extractor, "we went Tailwind-free last year") == []
+    assert ("container_tool", "docker") in facts(extractor, "docker-based deploys everywhere")
