@@ -67,6 +67,7 @@ CLASSES = frozenset(
         "trouble_verb",
         "setting_noun",
         "branch_name",
+        "employer_noun",
     }
 )
 

@@ -269,7 +269,7 @@ class ClauseExtractor:
                 polite = {t.i for c in clauses if _polite(c) for t in c.tokens}
                 facts = [f for f in facts if f.anchor < asked or f.anchor in polite]
             if turn.role == "user":
-                facts = _not_names(facts)
+                facts = _said_by_a_slot(_not_names(facts))
                 facts = self._not_the_projects_language(sent, facts)
                 facts += self._notes(sent, clauses, facts, commands, asked)
                 facts = _not_employers(facts, clauses, self.lexicon["occupation_noun"])
@@ -363,6 +363,8 @@ class ClauseExtractor:
         if not any(f.key == "diet" for f in facts):
             facts += readers.diet(sent, clauses)
         facts += readers.mine(sent)  # "that's my sister's cat, mine is Noodle"
+        if not any(f.key == "employer" for f in facts):
+            facts += readers.workplace_named(sent)  # "im at a small fintech called Ledgerly now"
         if not any((f.key or "").startswith("health:") or f.reader == "personal.statement" for f in facts):
             facts += readers.body_condition(sent)
         text = sent.text.strip()
@@ -560,6 +562,18 @@ def _an_alternative(sent: Any) -> bool:
     """ "or zig.", "or Odin, haven't decided": a short sentence that offers one more option."""
     words = [t.lower_ for t in sent if not t.is_punct]
     return len(words) <= 5 and words[:1] == ["or"] and words[1:2] not in (["rather"], ["actually"])
+
+
+def _said_by_a_slot(facts: list[Fact]) -> list[Fact]:
+    """ "im at a small fintech called Ledgerly now": a statement of oneself that names the company the
+    same sentence says one works at ("works at Ledgerly") says nothing more worth a record."""
+    held = [f.value.lower() for f in facts if f.reader == "personal.employer.called"]
+
+    def said(fact: Fact) -> bool:
+        words = fact.value.lower()
+        return any(re.search(rf"(?<!\w){re.escape(v)}(?!\w)", words) for v in held)
+
+    return [f for f in facts if not (f.reader == "personal.statement" and f.key is None and said(f))]
 
 
 def _not_names(facts: list[Fact]) -> list[Fact]:

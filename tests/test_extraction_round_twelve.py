@@ -160,3 +160,14 @@ def test_a_product_inside_a_hyphened_name(extractor: ClauseExtractor) -> None:
     assert "language:typescript" not in keys(extractor, "everything's on jest now (ts-jest)")
     assert facts(extractor, "we went Tailwind-free last year") == []
     assert ("container_tool", "docker") in facts(extractor, "docker-based deploys everywhere")
+
+
+def test_the_company_one_is_at_now_named_after_called(extractor: ClauseExtractor) -> None:
+    said = "left deloitte in april, im at a small fintech called Ledgerly now (12 ppl!!)"
+    assert ("employer", "Ledgerly") in facts(extractor, said)
+    assert not [t for t in texts(extractor, said) if "fintech called" in t]  # said once, in the slot
+    assert ("employer", "Nimbly") in facts(
+        extractor, "I quit deloitte!! now at a small startup called Nimbly"
+    )
+    assert "employer" not in keys(extractor, "my sister works at a bank called Monzo")
+    assert "employer" not in keys(extractor, "we use a library called Zod")

@@ -283,6 +283,48 @@ class PersonalReader(StatementReader, SaidOfOneself):
         kept = [w for w in str(value).split(" ") if w.lower() not in _FILLERS]
         return " ".join(kept) or None  # "Tomás btw": the name
 
+    def workplace_named(self, sent: Span) -> list[Fact]:
+        """ "im at a small fintech called Ledgerly now", "I just joined a startup called Nimbly": the
+        company the speaker works at, named after "called" (the tagger takes such names for anything)."""
+        for token in sent:
+            if token.lower_ not in ("called", "named") or token.i == 0:
+                continue
+            noun = token.head if token.dep_ == "acl" else token.doc[token.i - 1]
+            if (
+                noun.lemma_.lower() not in self.lex["employer_noun"]
+                and noun.lower_ not in self.lex["employer_noun"]
+            ):
+                continue
+            governor = noun.head
+            at = noun.dep_ == "pobj" and governor.lower_ in ("at", "@")
+            joined = noun.dep_ == "dobj" and governor.lemma_.lower() in ("join", "start")
+            verb = governor.head if at else governor
+            subject = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+            if not (at or joined) or (subject is not None and subject.lower_ not in ("i", "im")):
+                continue
+            name = []
+            for word in token.doc[token.i + 1 : token.i + 4]:
+                if not (word.is_alpha and (word.is_title or word.is_upper)):
+                    break
+                name.append(word)
+            if not name or name[0]._.tech is not None:
+                continue
+            value = plain(name)
+            return [
+                Fact(
+                    kind="semantic",
+                    scope="user",
+                    key="employer",
+                    value=value,
+                    text=f"{SUBJECT_MARK} works at {value}.",
+                    span=sent.text.strip(),
+                    reader="personal.employer.called",
+                    confidence=0.8,
+                    anchor=name[0].i,
+                )
+            ]
+        return []
+
     def mine(self, sent: Span) -> list[Fact]:
         """ "Pepper is my sister's cat lol, mine is Noodle": "mine" names the speaker's own one of
         the pet or relative said just before, and the name it is given is theirs."""
