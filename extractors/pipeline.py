@@ -270,6 +270,10 @@ class ClauseExtractor:
                 facts = [f for f in facts if f.anchor < asked or f.anchor in polite]
             if turn.role == "user":
                 facts = _said_by_a_slot(_not_names(facts))
+                if self._in_english(sent):
+                    # "I speak Polish, English and some Korean", written in English: the English is
+                    # plain from every message, the others are worth keeping
+                    facts = [f for f in facts if f.key != "speaks:english"]
                 facts = self._not_the_projects_language(sent, facts)
                 facts += self._notes(sent, clauses, facts, commands, asked)
                 facts = _not_employers(facts, clauses, self.lexicon["occupation_noun"])
@@ -321,6 +325,10 @@ class ClauseExtractor:
             return introduced or learning or written
 
         return [f for f in facts if f not in languages or not the_persons(f)]
+
+    def _in_english(self, sent: Any) -> bool:
+        words = [t.lower_ for t in sent if t.is_alpha]
+        return len(words) >= 4 and sum(w in self.known_words for w in words) >= 0.7 * len(words)
 
     def _names_a_project(self, sent: Any) -> bool:
         """Whether a sentence speaks of a project: "our", "we", "the app", "my repo" (not the

@@ -65,7 +65,7 @@ def texts(extractor: ClauseExtractor, text: str, role: str = "user") -> list[str
         ("I'm a senior backend engineer.", ("role", "senior backend engineer")),
         ("I work at Razorpay as a product manager", ("employer", "Razorpay")),
         ("im in singapore, UTC+8, the standups are brutal", ("timezone", "UTC+8")),
-        ("I speak Dutch and English.", ("speaks:english", "English")),
+        ("I speak Dutch and English.", ("speaks:dutch", "Dutch")),
     ],
 )
 def test_shapes_of_language_give_their_slot(

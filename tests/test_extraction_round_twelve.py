@@ -171,3 +171,17 @@ def test_the_company_one_is_at_now_named_after_called(extractor: ClauseExtractor
     )
     assert "employer" not in keys(extractor, "my sister works at a bank called Monzo")
     assert "employer" not in keys(extractor, "we use a library called Zod")
+
+
+def test_english_said_in_english_goes_without_saying(extractor: ClauseExtractor) -> None:
+    said = "I speak Polish, English and some Korean (learning for 2 years, still bad at honorifics)."
+    assert "speaks:english" not in keys(extractor, said)
+    assert {"speaks:polish", "speaks:korean"} <= set(keys(extractor, said))
+
+
+def test_a_kind_of_thing_or_a_label_is_no_role(extractor: ClauseExtractor) -> None:
+    said = "dev-only deps (types, eslint plugins, that kind of thing) you can just add, no need to ask"
+    assert "role" not in keys(extractor, said)
+    said = "local dev for the pipelines: dagster dev -m pipelines.defs then open localhost:3000"
+    assert "role" not in keys(extractor, said)
+    assert ("role", "retired maths teacher") in facts(extractor, "retired maths teacher in Cork")

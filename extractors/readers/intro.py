@@ -231,6 +231,11 @@ class Introductions(ReaderBase):
             words.append(token)  # "salesforce admin", "SAP consultant": a product may name the trade
         if not words or len(words) > 6:
             return None
+        glued = words[-1].i + 1 < len(words[-1].doc) and words[-1].doc[words[-1].i + 1].text == "-"
+        if glued and not words[-1].whitespace_:
+            return None  # "dev-only deps you can just add": a kind of thing, not who one is
+        if any(t.text == ":" for t in tokens[len(words) : len(words) + 6]):
+            return None  # "local dev for the pipelines: dagster dev ...": a label over a command
         occupations = self.lex["occupation_noun"]
         head = next((t for t in reversed(words) if t.pos_ in ("NOUN", "PROPN", "ADJ", "X")), None)
         if head is None:
