@@ -68,6 +68,7 @@ CLASSES = frozenset(
         "setting_noun",
         "branch_name",
         "employer_noun",
+        "continent",
     }
 )
 

@@ -134,7 +134,10 @@ _ANNOUNCE = re.compile(
     # "from #eng yesterday:", "it's from IT:", "from my landlord:" (but not "from now on:")
     r"|(?:\bfrom\s+#[\w-]+[^\n]{0,40}[:\-—]\s*$)"
     r"|(?:\b(?:it'?s|this\s+is|that'?s|this\s+came)\s+from\b[^\n]{0,40}[:\-—]\s*$)"
-    r"|(?:^\s*from\s+(?!now\b|today\b|here\b|then\b)[^\n:]{1,40}:\s*$)",
+    r"|(?:^\s*from\s+(?!now\b|today\b|here\b|then\b)[^\n:]{1,40}:\s*$)"
+    # "my manager sent this, can you make it sound less harsh?": what follows is what was sent
+    r"|(?:\b(?:sent|forwarded|shared|posted)\s+(?:me\s+|us\s+)?(?:this|the\s+following)\b"
+    r"(?=\s*(?:[,.:;?!\-\u2014]|$)))",
     re.I,
 )
 

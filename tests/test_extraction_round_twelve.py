@@ -185,3 +185,32 @@ def test_a_kind_of_thing_or_a_label_is_no_role(extractor: ClauseExtractor) -> No
     said = "local dev for the pipelines: dagster dev -m pipelines.defs then open localhost:3000"
     assert "role" not in keys(extractor, said)
     assert ("role", "retired maths teacher") in facts(extractor, "retired maths teacher in Cork")
+
+
+def test_what_someone_sent_is_theirs(extractor: ClauseExtractor) -> None:
+    said = (
+        "my manager sent this, can you make it sound less harsh?\n---\nTeam, going forward we always use "
+        "Jira for tickets, no more Trello. Please migrate your boards by Friday.\n- Mark"
+    )
+    assert facts(extractor, said) == []
+    assert ("package_manager", "pnpm") in facts(
+        extractor, "I sent this PR yesterday\nwe use pnpm for everything"
+    )
+
+
+def test_a_part_of_the_world_is_no_home(extractor: ClauseExtractor) -> None:
+    assert "home_city" not in keys(extractor, "metric units please, im in europe. no fahrenheit no miles")
+    assert ("home_city", "Lisbon") in facts(extractor, "I live in Lisbon")
+
+
+def test_work_for_names_an_employer_only_beside_the_verb(extractor: ClauseExtractor) -> None:
+    said = "I work on an android app written in Kotlin, Jetpack Compose for the UI and Room for local db"
+    assert "employer" not in keys(extractor, said)
+    assert ("employer", "Shopify") in facts(extractor, "i work remotely for Shopify")
+
+
+def test_a_command_asked_about_is_no_note(extractor: ClauseExtractor) -> None:
+    assert facts(extractor, "explain git rebase like you're a pirate") == []
+    assert facts(extractor, "what happens if i git rebase -i a branch other ppl already pulled") == []
+    said = "how we build the firmware: cmake --preset stm32-release && cmake --build build/release"
+    assert any("cmake --build build/release" in t for t in texts(extractor, said))

@@ -88,6 +88,13 @@ class ContextNotes(ReaderBase):
             return []  # "I ran pnpm add zod and it hangs": what happened, not how things are done
         if tokens[0].lower_ in ("after", "since", "if", "when", "once") and ":" not in text[:40]:
             return []  # "after pnpm test the snapshot is stale": the outcome of a run
+        first = tokens[0]
+        started = any(span.start == first.i for _, span in commands)
+        # "what happens if i git rebase -i ...", "explain git rebase like ...": asked, not told (but
+        # "how we build the firmware: cmake ..." labels how it is done)
+        asking = first.lower_ in _ASKED or (first.tag_ == "VB" and first.lemma_.lower() in _TEACH)
+        if asking and not started and ":" not in text[:40]:
+            return []
         return [_as_said(tokens, "project", "commands.context")]
 
     def change_note(
@@ -173,6 +180,11 @@ _FOREIGN = re.compile(
     r"^\W*(?:mon|tue|wed|thu|fri|sat|sun)?\w*\s*\d{1,2}:\d{2}\b|\((?:external|bot|ext)\)",
     re.I,
 )
+
+
+# how a question without "?" opens, and orders to explain rather than to do
+_ASKED = frozenset({"what", "whats", "what's", "how", "why", "which", "where", "who"})
+_TEACH = frozenset({"explain", "describe", "compare", "summarize", "summarise", "teach", "translate"})
 
 
 def _foreign(text: str) -> bool:

@@ -165,6 +165,8 @@ class PersonalReader(StatementReader, SaidOfOneself):
         following = value_token.doc[value_token.i + 1] if value_token.i + 1 < len(value_token.doc) else None
         if value_token._.tech is not None and following is not None and following.text[:1].isdigit():
             return None  # "an app for my mom, its flutter 3.19": a product and its version, not her name
+        if frame.key == "home_city" and value_token.lower_ in self.lex["continent"]:
+            return None  # "metric units please, im in europe": a part of the world, not a home
         if value_token.lower_ in self.lex["timezone"] or (
             frame.key == "home_city" and TIME_ZONE.match(value_token.doc.text, value_token.idx)
         ):
