@@ -61,6 +61,12 @@ NATURAL_SETS = (
     "natural_phrasing_holdout28.jsonl",
     "natural_phrasing_holdout29.jsonl",
     "natural_phrasing_holdout30.jsonl",
+    "natural_phrasing_holdout31.jsonl",
+    "natural_phrasing_holdout32.jsonl",
+    "natural_phrasing_holdout33.jsonl",
+    "natural_phrasing_holdout34.jsonl",
+    "natural_phrasing_holdout35.jsonl",
+    "natural_phrasing_holdout36.jsonl",
 )
 BATCH = 32
 
