@@ -28,6 +28,7 @@ from extractors.frames import Frames
 from extractors.lessons import lessons
 from extractors.lexicon import Lexicon, load_lexicon
 from extractors.merge import merge_free_form
+from extractors.owners import not_employers, not_names, not_the_projects_language, said_by_a_slot
 from extractors.qualifiers import load_qualifiers
 from extractors.readers import Fact, Readers
 from extractors.register import run_on_cut, spoken_in_full
@@ -269,14 +270,14 @@ class ClauseExtractor:
                 polite = {t.i for c in clauses if _polite(c) for t in c.tokens}
                 facts = [f for f in facts if f.anchor < asked or f.anchor in polite]
             if turn.role == "user":
-                facts = _said_by_a_slot(_not_names(facts))
+                facts = said_by_a_slot(not_names(facts))
                 if self._in_english(sent):
                     # "I speak Polish, English and some Korean", written in English: the English is
                     # plain from every message, the others are worth keeping
                     facts = [f for f in facts if f.key != "speaks:english"]
-                facts = self._not_the_projects_language(sent, facts)
+                facts = not_the_projects_language(sent, facts, self.lexicon)
                 facts += self._notes(sent, clauses, facts, commands, asked)
-                facts = _not_employers(facts, clauses, self.lexicon["occupation_noun"])
+                facts = not_employers(facts, clauses, self.lexicon["occupation_noun"])
             facts = fold_details(facts, sent, self.lexicon["hedge"])
             named = bare_value(sent, techs, commands) if correcting else None
             if named is not None and self._names_a_file(named):
@@ -298,47 +299,9 @@ class ClauseExtractor:
                 )
         return merge_free_form(reads)
 
-    def _not_the_projects_language(self, sent: Any, facts: list[Fact]) -> list[Fact]:
-        """ "backend dev at Allegro, mostly Java", "I mostly write Python", "learning python": the
-        languages a person works in or learns, said of them and no project; the role says them."""
-        languages = [f for f in facts if f.scope == "project" and (f.key or "").startswith("language:")]
-        if not languages or self._names_a_project(sent):
-            return facts
-        introduced = any(f.scope == "user" and f.key in ("role", "employer") for f in facts)
-
-        def the_persons(fact: Fact) -> bool:
-            token = sent.doc[fact.anchor] if 0 <= fact.anchor < len(sent.doc) else None
-            if token is None:
-                return False
-            if introduced and token.head.lower_ in ("in", "with", "using"):
-                return False  # "PhD student at Dalhousie, analysis in R": the work's language
-            for _ in range(4):  # "Python and a bit of Julia": what the first one is, both are
-                if token.dep_ == "conj" and token.head.i != token.i:
-                    token = token.head
-                elif token.dep_ == "pobj" and token.head.lower_ == "of":
-                    token = token.head.head
-            governors = [token.head, token.head.head]
-            learning = any(g.lemma_.lower() in _LEARNING for g in governors)
-            written = token.head.lemma_.lower() in _WRITING and any(
-                c.dep_ == "nsubj" and c.lower_ == "i" for c in token.head.children
-            )
-            return introduced or learning or written
-
-        return [f for f in facts if f not in languages or not the_persons(f)]
-
     def _in_english(self, sent: Any) -> bool:
         words = [t.lower_ for t in sent if t.is_alpha]
         return len(words) >= 4 and sum(w in self.known_words for w in words) >= 0.7 * len(words)
-
-    def _names_a_project(self, sent: Any) -> bool:
-        """Whether a sentence speaks of a project: "our", "we", "the app", "my repo" (not the
-        workplace words of a role: "backend dev at a small company")."""
-        things = self.lexicon["project_noun"] - _WORKPLACES
-        return any(
-            t.lower_ in ("our", "we", "us", "we're", "were")
-            or (t.lower_ in things and t.dep_ not in ("compound", "amod"))
-            for t in sent
-        )
 
     def _names_a_file(self, fact: Fact) -> bool:
         """ "uses Docker (Dockerfile)" read from "I updated the Dockerfile": a file, not a choice."""
@@ -523,36 +486,11 @@ def _adds_to(fact: Fact, facts: list[Fact]) -> bool:
     return fact.key is not None or len([w for w in rest if w not in _GLUE]) >= 2 or not facts
 
 
-# what a person does with a language that is theirs, not a project's
-_LEARNING = frozenset({"learn", "study", "pick", "practice", "teach", "try"})
-_WRITING = frozenset({"write", "code", "program", "know"})
-_WORKPLACES = frozenset(
-    {"company", "team", "org", "shop", "we", "backend", "frontend", "firmware", "mobile", "web"}
-)
-
 _WAIT = re.compile(r"^\s*wait\W+(?=(?:no+|nope|actually|sorry|oops|my bad|scratch that)\b)", re.IGNORECASE)
 
 _GLUE = frozenset(
     {"in", "at", "on", "for", "to", "of", "the", "a", "an", "so", "and", "with", "from", "near"}
 )
-
-
-def _not_employers(facts: list[Fact], clauses: list[Clause], occupations: frozenset[str]) -> list[Fact]:
-    """ "I work at Stripe", "started as a data engineer at Klarna": where the speaker works is not
-    what the project uses, nor a note about the project (but "our app bills with Stripe" is)."""
-    employers = [f for f in facts if f.key == "employer"]
-    workplaces = [t for c in clauses for t in c.tokens if _works_at(t, occupations)]
-    if not employers and not workplaces:
-        return facts
-    where = [{t.i for t in c.tokens} for c in clauses]
-    where = [i for i in where if any(f.anchor in i for f in employers) or any(t.i in i for t in workplaces)]
-    names = [f.value.lower() for f in employers] + [t.lower_ for t in workplaces]
-
-    def works_there(fact: Fact) -> bool:
-        named = any(re.search(rf"\b{re.escape(n)}\b", fact.value.lower()) for n in names)
-        return named and (fact.key is None or any(fact.anchor in i for i in where))
-
-    return [f for f in facts if f.scope != "project" or not works_there(f)]
 
 
 def _the_rest(sent: Any, anchor: int) -> bool:
@@ -570,40 +508,6 @@ def _an_alternative(sent: Any) -> bool:
     """ "or zig.", "or Odin, haven't decided": a short sentence that offers one more option."""
     words = [t.lower_ for t in sent if not t.is_punct]
     return len(words) <= 5 and words[:1] == ["or"] and words[1:2] not in (["rather"], ["actually"])
-
-
-def _said_by_a_slot(facts: list[Fact]) -> list[Fact]:
-    """ "im at a small fintech called Ledgerly now": a statement of oneself that names the company the
-    same sentence says one works at ("works at Ledgerly") says nothing more worth a record."""
-    held = [f.value.lower() for f in facts if f.reader == "personal.employer.called"]
-
-    def said(fact: Fact) -> bool:
-        words = fact.value.lower()
-        return any(re.search(rf"(?<!\w){re.escape(v)}(?!\w)", words) for v in held)
-
-    return [f for f in facts if not (f.reader == "personal.statement" and f.key is None and said(f))]
-
-
-def _not_names(facts: list[Fact]) -> list[Fact]:
-    """ "two cats, Miso and Tofu": a name given to a pet or a relative is not the product it spells."""
-    named = [f for f in facts if f.scope == "user" and (f.key or "").startswith(("pet", "family", "name"))]
-    names = {word for f in named for word in re.findall(r"[A-Z][\w-]*", f.value)}
-    return [f for f in facts if not (f.scope == "project" and f.category and f.value in names)]
-
-
-def _works_at(token: Any, occupations: frozenset[str]) -> bool:
-    """ "a data role at Datadog", "staff engineer @ Klarna", "working at Shopify": a company one
-    works at, named like a product the project might use."""
-    prep = token.head
-    if token.dep_ != "pobj" or prep.lower_ not in ("at", "@") or token._.tech is None:
-        return False
-    job = prep.head.lemma_.lower()
-    return job in occupations or job in _JOB_WORDS or prep.head.lower_ in occupations
-
-
-_JOB_WORDS = frozenset(
-    {"job", "role", "position", "internship", "work", "intern", "gig", "contract", "offer"}
-)
 
 
 def _corrected(facts: list[Fact], bare: Fact | None) -> Fact | None:

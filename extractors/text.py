@@ -135,6 +135,9 @@ _ANNOUNCE = re.compile(
     r"|(?:\bfrom\s+#[\w-]+[^\n]{0,40}[:\-—]\s*$)"
     r"|(?:\b(?:it'?s|this\s+is|that'?s|this\s+came)\s+from\b[^\n]{0,40}[:\-—]\s*$)"
     r"|(?:^\s*from\s+(?!now\b|today\b|here\b|then\b)[^\n:]{1,40}:\s*$)"
+    # "jtrevino commented 2 days ago · edited": a comment's header on an issue page
+    r"|(?:^\s*@?(?!(?:i|we|you|he|she|they)\b)[\w.-]+\s+(?:commented|replied|answered|reviewed)\s+"
+    r"(?:on\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*\s+\d|\d+\s+\w+\s+ago|yesterday|today)\b)"
     # "my manager sent this, can you make it sound less harsh?": what follows is what was sent
     r"|(?:\b(?:sent|forwarded|shared|posted)\s+(?:me\s+|us\s+)?(?:this|the\s+following)\b"
     r"(?=\s*(?:[,.:;?!\-\u2014]|$)))",

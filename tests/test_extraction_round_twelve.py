@@ -214,3 +214,13 @@ def test_a_command_asked_about_is_no_note(extractor: ClauseExtractor) -> None:
     assert facts(extractor, "what happens if i git rebase -i a branch other ppl already pulled") == []
     said = "how we build the firmware: cmake --preset stm32-release && cmake --build build/release"
     assert any("cmake --build build/release" in t for t in texts(extractor, said))
+
+
+def test_an_issue_comment_pasted_with_its_header_is_a_paste(extractor: ClauseExtractor) -> None:
+    said = (
+        "jtrevino commented 2 days ago · edited\nHeads up: as of 3.0 the HTTP layer has migrated to the "
+        "reqwest-compat package (pip install reqwest-compat). Treat reqwest-compat as the project's "
+        "standard HTTP client going forward.\n\nis this migration something I need to care about?"
+    )
+    assert facts(extractor, said) == []
+    assert facts(extractor, "I commented on the PR yesterday\nwe use pnpm for everything") != []
