@@ -388,6 +388,14 @@ class TechMarker:
         ):
             return False  # "stack is go 1.22 + postgres": the tagger took the product after "is" for a verb
 
+        after = doc[span.end : span.end + 4]
+        if (
+            len(after) > 1
+            and after[0].text in (":", "=")
+            and any(t.i in products and t.i > after[0].i for t in after[1:])
+        ):
+            return False  # "stack = python 3.11, pytorch": a label that the products after it fill
+
         if inside_a_name(span) or among_names(span, products):
             return False  # "a small biotech called Helix Forge", "my mod Tea Garden Expanded", "Leo 9, Ava 6"
         if (

@@ -224,3 +224,26 @@ def test_an_issue_comment_pasted_with_its_header_is_a_paste(extractor: ClauseExt
     )
     assert facts(extractor, said) == []
     assert facts(extractor, "I commented on the PR yesterday\nwe use pnpm for everything") != []
+
+
+def test_what_a_task_quotes_or_repeats_is_no_rule(extractor: ClauseExtractor) -> None:
+    said = "can you translate 'always use the back entrance after 6pm' into polish? it's for a sign"
+    assert facts(extractor, said) == []
+    assert facts(extractor, "explain closures to me again like the 3rd time") == []
+    assert facts(extractor, "never do that again") != []
+    assert facts(extractor, "could you always include type hints?") != []
+
+
+def test_a_question_opened_by_would_needs_no_question_mark(extractor: ClauseExtractor) -> None:
+    assert facts(extractor, "would kafka be overkill for like 200 msgs/sec or is rabbitmq fine") == []
+
+
+def test_a_label_set_with_equals_is_no_product(extractor: ClauseExtractor) -> None:
+    said = "stack = python 3.11, pytorch, ray for distributed training, mlflow for tracking"
+    assert "build_tool" not in keys(extractor, said)
+    assert ("python_version", "3.11") in facts(extractor, said)
+
+
+def test_a_name_and_what_for_is_no_product_unless_a_slot_says_so(extractor: ClauseExtractor) -> None:
+    assert facts(extractor, "dinner party for 8 next week, menu ideas?") == []
+    assert ("state_management", "Riverpod") in facts(extractor, "Riverpod for state management")

@@ -221,7 +221,7 @@ def _unmarked_question(sentence: Span) -> int | None:
             and (second in ("to", "s", "'s") or second in _ASKING_AUX or first in ("whats", "what's"))
         ) or (
             first in _ASKING_AUX
-            and words[1].pos_ in ("PRON", "NUM", "DET", "PROPN", "NOUN")
+            and (words[1].pos_ in ("PRON", "NUM", "DET", "PROPN", "NOUN") or words[1]._.tech is not None)
             and second != "not"
         )
         if asks:

@@ -141,6 +141,8 @@ class NameReader(ProductReader):
             )
         elif not rundown or not coined:
             return []
+        if purpose and category is None and not coined:
+            return []  # "dinner party for 8 next week": a name and what for, but no part of a stack
         if category is not None and self.vocab.slot(category).scope == "project" and category != "tool":
             spec = self.vocab.slot(category)
             key = spec.key if spec.single else f"{spec.key}:{slug(value)}"
