@@ -13,9 +13,9 @@ Token = Any
 
 SUBJECT_MARK = "\x00subject\x00"
 _POSSESSIVE = f"{SUBJECT_MARK}'s"
-# not "I-80" or "the US"
+# not "I-80", "the US" or the loop variables "i/j"
 _FIRST_PERSON = re.compile(
-    r"(?<![\w'-])(?-i:(?!US\b))(?:i|me|my|mine|myself|we|us|our|ours|ourselves|i'm|i've|i'd|i'll|im|ive)(?![\w'-])",
+    r"(?<![\w'/-])(?-i:(?!US\b))(?:i|me|my|mine|myself|we|us|our|ours|ourselves|i'm|i've|i'd|i'll|im|ive)(?![\w'/-])",
     re.I,
 )
 _TRIM_START = frozenset(

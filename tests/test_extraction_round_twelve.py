@@ -247,3 +247,9 @@ def test_a_label_set_with_equals_is_no_product(extractor: ClauseExtractor) -> No
 def test_a_name_and_what_for_is_no_product_unless_a_slot_says_so(extractor: ClauseExtractor) -> None:
     assert facts(extractor, "dinner party for 8 next week, menu ideas?") == []
     assert ("state_management", "Riverpod") in facts(extractor, "Riverpod for state management")
+
+
+def test_loop_variables_are_no_person_and_a_trouble_is_no_exception(extractor: ClauseExtractor) -> None:
+    said = "always use type hints, and no single-letter variable names except i/j in loops"
+    assert any("except i/j in loops" in t for t in texts(extractor, said))
+    assert facts(extractor, "hot reload on the api side doesnt work tho") == []

@@ -30,8 +30,8 @@ _LENGTHS = frozenset(
     ]
 )
 FIRST_PERSON_WORDS = re.compile(
-    r"(?<![\w'-])(?-i:(?!US\b))(?:(?:i|we)\s+(?:have|do|don't|dont|am|are)|me|my|i'm|im|i've|ive|i|myself|we're|we've|we|us|our)"
-    r"(?![\w'-])",
+    r"(?<![\w'/-])(?-i:(?!US\b))(?:(?:i|we)\s+(?:have|do|don't|dont|am|are)|me|my|i'm|im|i've|ive|i|myself|we're|we've|we|us|our)"
+    r"(?![\w'/-])",
     re.I,
 )
 # In a rule, the user the rule speaks of: "without asking me first" -> "without asking the user first".

@@ -319,7 +319,9 @@ def _a_thing_to_make(head: Token, wished: Token | None) -> bool:
 
 
 # a sentence that tells of a problem, not of where a rule does not hold
-_TROUBLE = re.compile(r"\b(?:why|getting|error|errors|bug|broken|fails?|failing)\b")
+_TROUBLE = re.compile(
+    r"\b(?:why|getting|error|errors|bug|broken|fails?|failing|(?:doesn'?t|does\s+not|won'?t|isn'?t)\s+work\w*)\b"
+)
 _REPLY = frozenset({"reply", "answer", "respond", "write", "talk", "speak"})
 
 
