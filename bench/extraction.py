@@ -67,6 +67,8 @@ NATURAL_SETS = (
     "natural_phrasing_holdout34.jsonl",
     "natural_phrasing_holdout35.jsonl",
     "natural_phrasing_holdout36.jsonl",
+    "natural_phrasing_holdout37.jsonl",
+    "natural_phrasing_holdout38.jsonl",
 )
 BATCH = 32
 
