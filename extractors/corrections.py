@@ -71,20 +71,20 @@ def resolve(reads: list[Read], context_reads: list[Read]) -> list[Read]:
     return resolved
 
 
-def _denied(span: Any) -> bool:
-    """ "it's not capistrano anymore, we deploy with kamal now": the value named as the old one."""
+def _denied(span: Any, left: frozenset[str]) -> bool:
+    """ "it's not capistrano anymore, we deploy with kamal now", "we left heroku in jan, it's render
+    now": the value named as the old one (``left``: the verbs by which a product is left)."""
     doc = span.doc
     before = {t.lower_ for t in doc[max(span.sent.start, span.start - 2) : span.start]}
     after = {t.lower_ for t in doc[span.end : min(span.sent.end, span.end + 2)]}
     # "we left heroku in jan, it's render now": what was left is the old value
-    left = span.root.dep_ == "dobj" and span.root.head.lemma_.lower() in _LEFT
-    return bool(before & {"not", "n't", "never"}) or "anymore" in after or left
+    gone = span.root.dep_ == "dobj" and span.root.head.lemma_.lower() in left
+    return bool(before & {"not", "n't", "never"}) or "anymore" in after or gone
 
 
-_LEFT = frozenset({"leave", "drop", "ditch", "abandon", "retire", "kill", "dump", "replace", "quit"})
-
-
-def bare_value(sent: Any, techs: list[Any], commands: list[tuple[Command, Any]]) -> Fact | None:
+def bare_value(
+    sent: Any, techs: list[Any], commands: list[tuple[Command, Any]], left: frozenset[str] = frozenset()
+) -> Fact | None:
     """What a correction names when it names no slot: "sorry, I meant Utrecht", "typo, `pnpm test`",
     "it's sesame she's allergic to, not peanuts", "scratch that, ops bumped it to 3.12"."""
     marker = _CORRECTION.match(sent.text)
@@ -98,7 +98,7 @@ def bare_value(sent: Any, techs: list[Any], commands: list[tuple[Command, Any]])
                 "procedural", "project", None, command.text, "", sent.text, "correction", 0.8, span.start
             )
     for span in techs:
-        if span.start_char >= rest_start and sent.start <= span.start < sent.end and not _denied(span):
+        if span.start_char >= rest_start and sent.start <= span.start < sent.end and not _denied(span, left):
             value = span.text + (f" {span._.version}" if span._.version else "")
             fact = Fact("semantic", "project", None, value, "", sent.text, "correction", 0.8, span.start)
             fact.category = span.label_

@@ -35,6 +35,7 @@ CLASSES = frozenset(
         "switch_verb",
         "replace_verb",
         "drop_verb",
+        "leave_verb",
         "report_verb",
         "advice_word",
         "kin_noun",

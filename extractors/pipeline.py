@@ -94,6 +94,7 @@ class ClauseExtractor:
         import spacy
 
         self.lexicon: Lexicon = load_lexicon()
+        self._left_verbs = self.lexicon["drop_verb"] | self.lexicon["leave_verb"]  # "we left heroku"
         self.vocabulary = load_vocabulary()
         self.qualifiers = load_qualifiers()
         self.questions = load_questions()
@@ -279,7 +280,7 @@ class ClauseExtractor:
                 facts += self._notes(sent, clauses, facts, commands, asked)
                 facts = not_employers(facts, clauses, self.lexicon["occupation_noun"])
             facts = fold_details(facts, sent, self.lexicon["hedge"])
-            named = bare_value(sent, techs, commands) if correcting else None
+            named = bare_value(sent, techs, commands, self._left_verbs) if correcting else None
             if named is not None and self._names_a_file(named):
                 named = None  # "wait no, it's 3.11, the Dockerfile says python:3.11-slim"
             bare = _corrected(facts, named)

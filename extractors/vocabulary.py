@@ -208,9 +208,8 @@ def _part_of_a_hyphened_name(span: Any) -> bool:
     return bool(after or before)
 
 
-def _named_whole(span: Any, named: set[tuple[int, int]]) -> bool:
+def _named_whole(span: Any, whole: Any, named: set[tuple[int, int]]) -> bool:
     """Whether the vocabulary names the hyphened name itself ("pg-boss"), not only its part."""
-    whole = _whole_name(span)
     return any(
         start <= whole.start and whole.end <= end and (start, end) != (span.start, span.end)
         for start, end in named
@@ -312,7 +311,7 @@ class TechMarker:
         "pg-boss", a product of its own, is read as that."""
         whole = _whole_name(span)
         rest = [t for t in whole if t.i not in range(span.start, span.end) and t.text != "-"]
-        if _named_whole(span, named) or any(t.lower_ in ("free", "less") for t in rest):
+        if _named_whole(span, whole, named) or any(t.lower_ in ("free", "less") for t in rest):
             return None
         described = all(
             t.lower_ in self.known_words

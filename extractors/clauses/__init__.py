@@ -15,6 +15,6 @@ keep from these features; nothing here knows about products or slots.
 from __future__ import annotations
 
 from extractors.clauses.model import PLEASE, Clause
-from extractors.clauses.reader import ClauseReader
+from extractors.clauses.reader import QUESTION_WORDS, ClauseReader
 
-__all__ = ["PLEASE", "Clause", "ClauseReader"]
+__all__ = ["PLEASE", "QUESTION_WORDS", "Clause", "ClauseReader"]

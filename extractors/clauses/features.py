@@ -15,6 +15,7 @@ from extractors.clauses.model import (
     Token,
     for_one_time,
     has_subject,
+    in_quotes,
 )
 from extractors.clauses.who import WhoReader
 
@@ -306,7 +307,7 @@ class FeatureReader(WhoReader):
         if any(
             t.lower_ in lex["transient_time"]
             and not (t.dep_ in ("compound", "nmod") and t.head.pos_ in ("NOUN", "PROPN"))
-            and not _quoted(t)
+            and not in_quotes(t, single=False)
             for t in clause.tokens
         ):
             return True
@@ -386,9 +387,3 @@ def _shares_subject(clause: Clause) -> bool:
         and before[-1].lower_ in ("and", "but", "&")
         and not any(t.text == "," for t in before[-1:])
     )
-
-
-def _quoted(token: Token) -> bool:
-    """A word inside quotation marks in its sentence: named, not said ("'sunny afternoon' ideas")."""
-    before = token.doc.text[token.sent.start_char : token.idx]
-    return bool((before.count('"') + before.count("\u201c") - before.count("\u201d")) % 2 == 1)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,6 +77,19 @@ def has_subject(verb: Token) -> bool:
 
 # what "this" or "next" makes one time, not every time: "this friday", "next week", "this sprint"
 _ONE_TIME = WEEKDAYS | {"week", "weekend", "sprint", "month", "release", "morning", "afternoon"}
+
+
+def in_quotes(token: Token, single: bool = True) -> bool:
+    """A word between quotation marks of its sentence: named or someone else's words, not said. An
+    apostrophe between two letters ("don't") is no mark. ``single=False`` counts double quotes only:
+    "my 'morning' is 3pm" is still the speaker's time word."""
+    before = token.doc.text[token.sent.start_char : token.idx]
+    marks = _QUOTE_MARK if single else _DOUBLE_QUOTE
+    return len(marks.findall(before)) % 2 == 1
+
+
+_DOUBLE_QUOTE = re.compile(r"[\"\u201c\u201d]")
+_QUOTE_MARK = re.compile(r"[\"\u201c\u201d]|(?<![A-Za-z])['\u2018\u2019]|['\u2018\u2019](?![A-Za-z])")
 
 
 def keeps_happening(clause: Clause) -> bool:

@@ -174,7 +174,8 @@ def _depth(clause: Clause) -> int:
     return depth
 
 
-_WH = frozenset({"why", "how", "what", "whats", "what's", "which", "where", "who"})
+# how a question opens when it has no question mark ("whats the shortcut for ...")
+QUESTION_WORDS = frozenset({"why", "how", "what", "whats", "what's", "which", "where", "who"})
 _ASKING_AUX = frozenset({"is", "are", "do", "does", "did", "can", "could", "should", "would", "will"})
 # "... any clue", "... any ideas": what ends a problem told as a question
 _PLEAS = frozenset({"clue", "clues", "idea", "ideas", "thoughts", "tips", "suggestions", "pointers", "help"})
@@ -217,7 +218,7 @@ def _unmarked_question(sentence: Span) -> int | None:
             continue
         first, second = words[0].lower_, words[1].lower_
         asks = (
-            first in _WH
+            first in QUESTION_WORDS
             and (second in ("to", "s", "'s") or second in _ASKING_AUX or first in ("whats", "what's"))
         ) or (
             first in _ASKING_AUX

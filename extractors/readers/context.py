@@ -10,7 +10,7 @@ import re
 from functools import cached_property
 from typing import Any
 
-from extractors.clauses import Clause
+from extractors.clauses import QUESTION_WORDS, Clause
 from extractors.folds import guessed_aside
 from extractors.readers.common import DEICTIC, PURPOSE_WORDS, Fact, ReaderBase, Span, Token, joined
 from extractors.readers.rules.facts import COMMAND, in_third_person
@@ -92,7 +92,7 @@ class ContextNotes(ReaderBase):
         started = any(span.start == first.i for _, span in commands)
         # "what happens if i git rebase -i ...", "explain git rebase like ...": asked, not told (but
         # "how we build the firmware: cmake ..." labels how it is done)
-        asking = first.lower_ in _ASKED or (first.tag_ == "VB" and first.lemma_.lower() in _TEACH)
+        asking = first.lower_ in QUESTION_WORDS or (first.tag_ == "VB" and first.lemma_.lower() in _TEACH)
         if asking and not started and ":" not in text[:40]:
             return []
         return [_as_said(tokens, "project", "commands.context")]
@@ -182,8 +182,7 @@ _FOREIGN = re.compile(
 )
 
 
-# how a question without "?" opens, and orders to explain rather than to do
-_ASKED = frozenset({"what", "whats", "what's", "how", "why", "which", "where", "who"})
+# orders to explain rather than to do
 _TEACH = frozenset({"explain", "describe", "compare", "summarize", "summarise", "teach", "translate"})
 
 

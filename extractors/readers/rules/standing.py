@@ -5,10 +5,8 @@ and norms about code ("`any` is banned", "branch names have to be ...")."""
 
 from __future__ import annotations
 
-import re
-
 from extractors.clauses import PLEASE, Clause
-from extractors.clauses.model import keeps_happening
+from extractors.clauses.model import in_quotes, keeps_happening
 from extractors.readers.common import DEICTIC, Fact, Token, checkpoint_of
 from extractors.readers.rules.norms import NormRules
 from extractors.render import SUBJECT_MARK, plain, trim
@@ -115,7 +113,7 @@ class StandingRules(NormRules):
                 clause.about == "you"
                 and clause.modal in ("can", "ca", "could", "would", "will", "wo")
                 and clause.standing
-                and not any(_in_quotes(t) for t in clause.tokens if t.lower_ in ("always", "never"))
+                and not any(in_quotes(t) for t in clause.tokens if t.lower_ in ("always", "never"))
             ):
                 after = clause.subject.i if clause.subject is not None else -1
                 body = plain(without_please([t for t in tokens if t.i > after]))
@@ -219,8 +217,8 @@ class StandingRules(NormRules):
     def _standing_imperative(self, clause: Clause, tokens: list[Token]) -> bool:
         words = {t.lower_ for t in tokens}
         # "translate 'always use the back entrance' into polish": the words quoted are the task's
-        marked = {t.lower_ for t in tokens if not _in_quotes(t)} & {"never", "always"}
-        if (clause.standing and not any(_in_quotes(t) for t in tokens)) or marked:
+        marked = {t.lower_ for t in tokens if not in_quotes(t)} & {"never", "always"}
+        if (clause.standing and not any(in_quotes(t) for t in tokens)) or marked:
             return True
         if "again" in words and not clause.negated:
             return False  # "explain closures to me again": once more, not every time
@@ -284,16 +282,6 @@ class StandingRules(NormRules):
 _WHOLE = frozenset(
     {"codebase", "repo", "repository", "project", "monorepo", "team", "company", "org", "workspace"}
 )
-
-
-def _in_quotes(token: Token) -> bool:
-    """A word between quotation marks of its sentence, single or double (an apostrophe between two
-    letters, as in "don't", is none)."""
-    before = token.doc.text[token.sent.start_char : token.idx]
-    return len(_QUOTE_MARK.findall(before)) % 2 == 1
-
-
-_QUOTE_MARK = re.compile(r"[\"\u201c\u201d]|(?<![A-Za-z])['\u2018\u2019]|['\u2018\u2019](?![A-Za-z])")
 
 
 def _rework(clause: Clause) -> bool:

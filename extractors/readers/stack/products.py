@@ -7,6 +7,7 @@ import re
 from itertools import pairwise
 
 from extractors.clauses import Clause
+from extractors.clauses.model import in_quotes
 from extractors.folds import guessed_aside
 from extractors.readers.common import PERSONAL_LABELS, Fact, Span, Token, slug
 from extractors.readers.stack.superseded import SupersededProducts
@@ -169,7 +170,7 @@ class ProductReader(SupersededProducts):
                 for s in mine
                 if s.root.dep_ in ("dobj", "conj", "appos") and _object_of(s.root, clause.head)
             ]
-        return [s for s in mine if not _quoted(s) and not _in_a_name(s)]
+        return [s for s in mine if not in_quotes(s[0], single=False) and not _in_a_name(s)]
 
     def _name_by_subject(self, clause: Clause, current: list[Span]) -> None:
         """A clause whose subject names a slot puts its products in that slot."""
@@ -308,12 +309,6 @@ def _object_of(token: Token, head: Token) -> bool:
     while token.dep_ == "conj" and token.head.i != token.i:
         token = token.head
     return bool(token.head.i == head.i)
-
-
-def _quoted(span: Span) -> bool:
-    """ "\"We use yarn\" is what the old README said": words in quotes are someone else's."""
-    before = span.doc[span.sent.start : span.start].text
-    return bool(before.count('"') % 2 == 1 or before.count("\u201c") > before.count("\u201d"))
 
 
 def _fold(text: str) -> str:

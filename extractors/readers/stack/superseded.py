@@ -70,17 +70,7 @@ class SupersededProducts(ReaderBase):
         lex = self.lex
         if root.dep_ == "conj" and root.head.i != root.i and root.head._.tech is not None:
             return self._gone(span.doc[root.head.i : root.head.i + 1])  # "ripped out Mocha and Chai"
-        leave = lex["drop_verb"] | {
-            "cut",
-            "leave",
-            "rip",
-            "quit",
-            "abandon",
-            "replace",
-            "remove",
-            "retire",
-            "sunset",
-        }
+        leave = lex["drop_verb"] | lex["leave_verb"]
         if any(c.lower_ in ("old", "legacy", "former", "previous", "ex") for c in root.children):
             return True
         if _said_gone_after(span):
