@@ -56,6 +56,7 @@ CLASSES = frozenset(
         "paste_noun",
         "hedge",
         "life_event_verb",
+        "life_event_noun",
         "profile_noun",
         "fan_noun",
         "discourse_marker",

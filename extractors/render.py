@@ -235,7 +235,7 @@ def _agree(token: Token) -> str:
     lower = token.lower_
     if lower in _AGREE:
         return _AGREE[lower]
-    if token.tag_ != "VBP":
+    if token.tag_ != "VBP" and not (token.tag_ == "VBD" and habit_misread(token)):
         return str(token.text)
     return third_singular(token.text)
 
@@ -251,3 +251,39 @@ def third_singular(verb: str) -> str:
     if re.search(r"[^aeiou]y$", lower):
         return verb[:-1] + "ies"
     return verb + "s"
+
+
+# how often one does a thing: with one of these, a verb in its bare form is the present tense
+_HABITUAL = frozenset({"always", "usually", "normally", "typically", "generally", "often", "never", "mostly"})
+
+
+def habit_misread(head: Token) -> bool:
+    """ "I always book aisle seats": the tagger took the bare verb for a past tense; its form is its
+    lemma and an adverb of habit goes with it (not "I always put ...", whose past is its form too)."""
+    return (
+        head.lower_ == head.lemma_.lower()
+        and not head.lower_.endswith("ed")
+        and head.lower_ not in _SAME_IN_THE_PAST
+        and any(c.dep_ == "advmod" and c.lower_ in _HABITUAL for c in head.children)
+    )
+
+
+# verbs whose past is their bare form: "I always put", "we never set"
+_SAME_IN_THE_PAST = frozenset(
+    {
+        "put",
+        "set",
+        "cut",
+        "hit",
+        "let",
+        "read",
+        "quit",
+        "shut",
+        "spread",
+        "cost",
+        "hurt",
+        "bet",
+        "split",
+        "cast",
+    }
+)

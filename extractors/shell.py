@@ -195,6 +195,16 @@ class Shell:
             return False  # "tap dance isnt registering half": a word of English and more words
         if program.needs_argument and args and not self._command_like(args[0][2]) and not flagged:
             return False  # "yarn recently", "make sure", "go home": a word after a name, not a subcommand
+        if (
+            args
+            and program.exe in self.programs  # ("./scripts/deploy.sh prod": a script's own words)
+            and not program.needs_argument
+            and not program.subcommands
+            and self._english(args[0][2])
+            and args[0][2] not in program.verbs
+            and not flagged
+        ):
+            return False  # "the web build is black screen", "mypy together": a name in a sentence
         if word[:1].isupper() and program.needs_argument:
             return False  # "Make sure", "Go ahead": a capitalised verb, not a program
         if args and re.match(r"^v?\d+(?:\.\d+)*$", args[0][2]):
@@ -204,6 +214,18 @@ class Shell:
         if program.needs_argument and not args:
             return False
         return not (program.subcommands and (not args or args[0][2] not in program.subcommands))
+
+    def _english(self, word: str) -> bool:
+        """A plain word of English where an argument would be: no flag, path, digit or subcommand."""
+        return (
+            bool(self.known_words)
+            and word.isalpha()
+            and word.islower()
+            and len(word) > 2  # ("rails s", "go x": a subcommand's short form)
+            and (word in self.known_words or (word.endswith("s") and word[:-1] in self.known_words))
+            and word not in _FOLDERS
+            and not command_like(word)
+        )
 
     def _prose_follows(self, words: list[tuple[int, int, str]]) -> bool:
         """Two words of plain English come next ("... starts watch mode"), not arguments."""
@@ -243,6 +265,11 @@ class Shell:
             return PURPOSE_ALIASES.get(name)
         return None
 
+
+# folders commands are pointed at that are also English words ("mypy src", "black app")
+_FOLDERS = frozenset(
+    {"src", "app", "apps", "lib", "libs", "pkg", "cmd", "internal", "source", "server", "client"}
+)
 
 # words that join what follows to the command ("clippy + tests before pushing"), not prose after it
 _JOINING = frozenset(

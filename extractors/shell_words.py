@@ -174,6 +174,9 @@ PROSE = frozenset(
         "again",
         "already",
         "ever",
+        "got",  # "make deploy got removed": what happened to the command, said after it
+        "gets",
+        "getting",
     ]
 )
 

@@ -18,6 +18,7 @@ from extractors.clauses.model import (
     in_quotes,
 )
 from extractors.clauses.who import WhoReader
+from extractors.render import habit_misread
 
 _WH = frozenset({"what", "which", "who", "whom", "whose", "why", "how", "where", "when"})
 _CONDITION_MARKS = frozenset(
@@ -81,7 +82,7 @@ class FeatureReader(WhoReader):
             clause.tense = "future"
         elif any(a.lemma_ == "have" for a in auxes) and head.tag_ == "VBN":
             clause.tense = "perfect"
-        elif head.tag_ == "VBD" or any(a.tag_ == "VBD" for a in auxes):
+        elif (head.tag_ == "VBD" and not habit_misread(head)) or any(a.tag_ == "VBD" for a in auxes):
             clause.tense = "past"  # "we moved", "she was born", "we got married", "I had left"
         elif head.tag_ == "VBG" and any(a.lemma_ == "be" for a in auxes):
             clause.tense = "progressive"

@@ -58,7 +58,9 @@ class WhoReader:
     def _about(self, subject: Token) -> str:
         lower = subject.lower_
         lex = self.lex
-        if lower not in SPEAKER and any(t.lower_ in ("i", "me") for t in subject.subtree):
+        if lower not in SPEAKER and any(
+            t.lower_ in ("i", "me") and _joined_to(t, subject) for t in subject.subtree
+        ):
             return "speaker"  # "me and my wife are vegetarian", "my wife and I moved"
         if lower in SPEAKER:
             return "speaker"
@@ -213,3 +215,13 @@ def refers(subject: Token) -> bool:
 def _time_word(token: Token) -> bool:
     """ "yesterday's deploy", "last night's build": a time, not a person owning the subject."""
     return token.lemma_.lower() in _TIMES or any(c.lower_ in _TIMES for c in token.children)
+
+
+def _joined_to(token: Token, subject: Token) -> bool:
+    """ "my wife and I": a speaker joined to the subject, not one inside a clause that describes it
+    ("the config you gave me ... is moot")."""
+    while token.i != subject.i:
+        if token.dep_ in ("relcl", "acl"):
+            return False
+        token = token.head
+    return True

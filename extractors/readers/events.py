@@ -97,6 +97,13 @@ class EventReader(StackReader):
             c.lower_ in ("married", "engaged", "promoted", "divorced", "hired", "back") for c in head.subtree
         )
         eventful = lemma in self.lex["life_event_verb"] or changed_state
+        # "I had knee surgery in march", "we had a baby": what one had is an event, not a thing
+        eventful = eventful or (
+            lemma == "have"
+            and any(
+                c.dep_ == "dobj" and c.lemma_.lower() in self.lex["life_event_noun"] for c in head.children
+            )
+        )
         eventful = eventful or self._earned(clause, bool(when))
         coding = any(t.like_url or "/" in t.text or "`" in t.text for t in clause.tokens)
         direct_tech = any(t._.tech and (t.head.i == head.i or t.head.head.i == head.i) for t in clause.tokens)

@@ -39,7 +39,12 @@ class SupersededProducts(ReaderBase):
             )
         if self._switched_from(span):
             return True  # "converted the unittest suite to pytest": the suite was unittest
-        if root.dep_ == "dobj" and head.lemma_.lower() in self.lex["replace_verb"] | self.lex["drop_verb"]:
+        # ("we dropped webpack for vite": the parser may take the product right after the verb for
+        # an adverb)
+        misparsed_object = root.dep_ in ("advmod", "npadvmod") and span.start == head.i + 1
+        if (root.dep_ == "dobj" or misparsed_object) and head.lemma_.lower() in (
+            self.lex["replace_verb"] | self.lex["drop_verb"]
+        ):
             return any(t.lower_ in ("with", "for", "by") for t in head.children) or head.lemma_ in (
                 "drop",
                 "ditch",
