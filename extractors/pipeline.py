@@ -335,6 +335,9 @@ class ClauseExtractor:
         if not any(f.key == "diet" for f in facts):
             facts += readers.diet(sent, clauses)
         facts += readers.mine(sent)  # "that's my sister's cat, mine is Noodle"
+        named = {f.key for f in facts}
+        # "we adopted two kittens in march, Miso and Tofu"
+        facts += [f for f in readers.names_listed(sent) if f.key not in named]
         if not any(f.key == "employer" for f in facts):
             facts += readers.workplace_named(sent)  # "im at a small fintech called Ledgerly now"
         if not any((f.key or "").startswith("health:") or f.reader == "personal.statement" for f in facts):

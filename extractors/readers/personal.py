@@ -327,6 +327,38 @@ class PersonalReader(StatementReader, SaidOfOneself):
             ]
         return []
 
+    def names_listed(self, sent: Span) -> list[Fact]:
+        """ "we adopted two kittens in march, Miso and Tofu", "adopted 2 cats from the shelter — Miso
+        and Udon", "we got the puppy (Biscuit, beagle)": the names set after one's own pets or
+        relatives, past a comma, dash or bracket (the parser hangs them anywhere)."""
+        kinds = self.lex["pet_noun"] | self.lex["kin_noun"]
+        facts = []
+        for token in sent:
+            noun = token.lemma_.lower()
+            if token.pos_ != "NOUN" or (noun not in kinds and token.lower_ not in kinds):
+                continue
+            if not _ones_own(token):
+                continue
+            names = _names_set_after(token)
+            if not names:
+                continue
+            value = " and ".join(names) if len(names) <= 2 else ", ".join(names[:-1]) + " and " + names[-1]
+            kind = "pet" if noun in self.lex["pet_noun"] or token.lower_ in self.lex["pet_noun"] else "family"
+            facts.append(
+                Fact(
+                    kind="semantic",
+                    scope="user",
+                    key=f"{kind}:{token.lower_}",
+                    value=value,
+                    text=_agreed(f"{SUBJECT_MARK}'s {token.lower_} is called {value}.", value),
+                    span=sent.text.strip(),
+                    reader=f"personal.{kind}.names_listed",
+                    confidence=0.75,
+                    anchor=token.i,
+                )
+            )
+        return facts
+
     def mine(self, sent: Span) -> list[Fact]:
         """ "Pepper is my sister's cat lol, mine is Noodle": "mine" names the speaker's own one of
         the pet or relative said just before, and the name it is given is theirs."""
@@ -413,6 +445,81 @@ def _prep_of_frame(hit: FrameHit) -> bool:
         and head.pos_ in ("NUM", "NOUN", "PROPN")
         and not any(c.dep_ == "nummod" for c in head.children)
     )
+
+
+def _ones_own(noun: Token) -> bool:
+    """ "my cats", "our twins", "we adopted two kittens", "adopted a puppy" (the "I" left out): a pet
+    or relative of the speaker's."""
+    if any(c.dep_ == "poss" and c.lower_ in ("my", "our") for c in noun.children):
+        return True
+    verb = noun.head
+    if noun.dep_ != "dobj" or verb.pos_ != "VERB":
+        return False
+    subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    if subject is None:
+        return verb.i == verb.sent.start  # "adopted 2 cats from the shelter ..."
+    return subject.lower_ in ("i", "we")
+
+
+# what sets names apart from the words before them
+_NAME_BREAKS = frozenset({",", "\u2014", "\u2013", "-", "(", ":"})
+
+
+def _names_set_after(noun: Token) -> list[str]:
+    """The names after a pet or relative and the words that go with it ("in march", "from the
+    shelter"), past a break: "Miso and Tofu", "(Biscuit, beagle)" (the sentence splitter may have
+    cut at the dash)."""
+    doc = noun.doc
+    i = noun.i + 1
+    end = min(len(doc), noun.i + 9)
+    while i < end and doc[i].text not in _NAME_BREAKS:
+        if doc[i].pos_ in ("VERB", "AUX", "PRON") or doc[i].is_punct:
+            return []  # "my cats keep fighting": what they do, not their names
+        i += 1
+    if i >= end:
+        return []
+    names: list[str] = []
+    i += 1
+    while i < len(doc):
+        word = doc[i]
+        if word.is_alpha and word.text[:1].isupper() and word.text[1:].islower() and len(word) > 1:
+            if word.lower_ in _NOT_NAMES:
+                return []
+            names.append(word.text)
+        elif not (names and word.lower_ in ("and", "&", ",")):
+            break
+        i += 1
+    if i < len(doc) and doc[i].text not in (",", ".", ")", "!", "?", ";", "\u2014", "\u2013", "-"):
+        if not (doc[i].lower_ == "and" or len(names) > 1 or doc[i - 1].text == ","):
+            return []  # "our dog, Biscuit loves ...": a sentence goes on, not a list of names
+    return names
+
+
+# capitalised words after a pet or relative that are no names: months, days, "I"
+_NOT_NAMES = frozenset(
+    {
+        "i",
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+    }
+)
 
 
 def _names_after(token: Token) -> list[str]:
