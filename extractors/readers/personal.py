@@ -489,9 +489,9 @@ def _names_set_after(noun: Token) -> list[str]:
         elif not (names and word.lower_ in ("and", "&", ",")):
             break
         i += 1
-    if i < len(doc) and doc[i].text not in (",", ".", ")", "!", "?", ";", "\u2014", "\u2013", "-"):
-        if not (doc[i].lower_ == "and" or len(names) > 1 or doc[i - 1].text == ","):
-            return []  # "our dog, Biscuit loves ...": a sentence goes on, not a list of names
+    goes_on = i < len(doc) and doc[i].text not in (",", ".", ")", "!", "?", ";", "\u2014", "\u2013", "-")
+    if goes_on and not (doc[i].lower_ == "and" or len(names) > 1 or doc[i - 1].text == ","):
+        return []  # "our dog, Biscuit loves ...": a sentence goes on, not a list of names
     return names
 
 
