@@ -134,10 +134,6 @@ class NoteRules(StandingRules):
             )
             # ("UTC everywhere" is a way; "rename fetchUsr everywhere" a task)
             everywhere = "everywhere" in words and not any(t.pos_ == "VERB" for t in tokens)
-            if not instead and (
-                words[0] == "no" or not ({"always", "only", "never"} & set(words) or everywhere)
-            ):
-                return None  # "no fish either", "no dedicated ops person": said in passing
             technical = any(
                 t._.tech is not None
                 or any(ch.isdigit() for ch in t.text)
@@ -146,6 +142,12 @@ class NoteRules(StandingRules):
                 or t.lower_ in ("tabs", "spaces", "utc")  # how code is written
                 for t in tokens
             )
+            if (
+                not instead
+                and not (technical and _no_thing_where(tokens))
+                and (words[0] == "no" or not ({"always", "only", "never"} & set(words) or everywhere))
+            ):
+                return None  # "no fish either", "no dedicated ops person": said in passing
             # "aisle seat always", "halal only": the person's own way; "static pools only", "PSR-12
             # always", "raw psycopg only": the code's
             scope = "project" if technical else "user"
@@ -340,6 +342,29 @@ def _noted(
         or any(p in text for p in ("from now on", "going forward", "every time", "by default"))
     )
     return marked
+
+
+def _no_thing_where(tokens: list[Token]) -> bool:
+    """ "no dynamic allocation after init", "no mocks for the database": "no", a thing, and where or
+    when it is banned (a note of the code's, when its words are the trade's)."""
+    if len(tokens) < 4 or tokens[0].lower_ != "no":
+        return False
+    n = 1
+    while n < len(tokens) - 1 and tokens[n].pos_ in ("ADJ", "NOUN", "PROPN") and n < 4:
+        n += 1
+    thing = tokens[n - 1]
+    return (
+        n > 1
+        and thing.pos_ in ("NOUN", "PROPN")
+        and thing.lemma_.lower() not in _PROBLEMS  # "no errors in the log": what was seen
+        and tokens[n].lower_ in _WHERE_BANNED
+    )
+
+
+# what says where or when a thing is banned: "no mocks for the db", "no allocation after init"
+_WHERE_BANNED = frozenset(
+    {"in", "on", "for", "after", "before", "during", "inside", "outside", "under", "within"}
+)
 
 
 def _outside_parentheses(tokens: list[Token]) -> list[Token]:
