@@ -45,6 +45,7 @@ CLASSES = frozenset(
         "pet_noun",
         "diet_word",
         "transient_adjective",
+        "state_noun",
         "transient_time",
         "standing_marker",
         "answer_word",
