@@ -2,7 +2,7 @@
 
 A frame says which shape of clause states which fact: "my wife Anna", "I live in X", "I'm
 allergic to X". Its pattern is a DependencyMatcher pattern over lemmas, dependency labels and
-tags; a word list of the lexicon is written ``"@kin_noun"`` inside an ``IN``. The node named by
+tags; a word list of the lexicon is written ``"@kin_noun"`` inside an ``IN`` or ``NOT_IN``. The node named by
 ``value`` is the value; other nodes may name parts of the slot key (``"family:{noun}"``).
 Everything is validated on load, patterns by spaCy itself, and an error names file and line.
 """
@@ -115,16 +115,21 @@ class Frames:
 
 
 def _expand(node: dict[str, Any], lexicon: Lexicon, where: str) -> dict[str, Any]:
-    """``{"IN": "@kin_noun"}`` becomes the lexicon's word list."""
+    """``{"IN": "@kin_noun"}`` (or ``NOT_IN``) becomes the lexicon's word list."""
     attrs = dict(node.get("RIGHT_ATTRS", {}))
     for name, value in attrs.items():
-        if isinstance(value, dict) and isinstance(value.get("IN"), str):
-            ref = value["IN"]
+        if not isinstance(value, dict):
+            continue
+        for op in ("IN", "NOT_IN"):
+            if not isinstance(value.get(op), str):
+                continue
+            ref = value[op]
             if not ref.startswith("@"):
-                raise ConfigError(f"{where}: IN takes a list or a '@word_class', not {ref!r}")
+                raise ConfigError(f"{where}: {op} takes a list or a '@word_class', not {ref!r}")
             try:
                 words = sorted(lexicon[ref[1:]])
             except KeyError:
                 raise ConfigError(f"{where}: unknown word class {ref!r}") from None
-            attrs[name] = {**value, "IN": words}
+            value = {**value, op: words}
+        attrs[name] = value
     return {**node, "RIGHT_ATTRS": attrs}

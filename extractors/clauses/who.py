@@ -21,7 +21,9 @@ _CODE_NAME = re.compile(
     r"|^(?:[A-Z][a-z0-9]+){3,}$|^[a-z]+(?:_[a-z0-9]+)+$|^[a-z]+[A-Z]\w*$"
 )
 # what one says of oneself with the subject left out: "working as SRE", "living in Lisbon now"
-_SELF_DESCRIBING = frozenset({"work", "live", "study", "teach", "base", "stay", "run", "build", "train"})
+_SELF_DESCRIBING = frozenset(
+    {"work", "live", "study", "teach", "base", "stay", "run", "build", "train", "learn"}
+)
 _YOU = frozenset({"you", "u", "ya", "yourself", "y'all"})
 _POINTING = frozenset({"it", "this", "that", "these", "those", "there", "which", "what", "here"})
 _THIRD_PRONOUNS = frozenset(
