@@ -194,7 +194,11 @@ class StatementReader(RuleReader):
                 return False
             if c.dep_ in ("dobj", "attr") and c.lemma_.lower() in lex["nonfact_object"]:
                 return False
-            if c.dep_ == "dobj" and clause.about == "implied" and c.lemma_.lower() in lex["code_noun"]:
+            if (
+                c.dep_ == "dobj"
+                and clause.about == "implied"
+                and any(t.lemma_.lower() in lex["code_noun"] for t in c.subtree)
+            ):
                 return False  # "still learning the codebase": the work at hand, with the "I" left out
             if c.dep_ == "attr" and c.lemma_.lower() in lex["state_noun"]:
                 return False  # "I'm a nervous wreck", "my sleep schedule is pure chaos"
