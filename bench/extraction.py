@@ -69,6 +69,10 @@ NATURAL_SETS = (
     "natural_phrasing_holdout36.jsonl",
     "natural_phrasing_holdout37.jsonl",
     "natural_phrasing_holdout38.jsonl",
+    "natural_phrasing_holdout39.jsonl",
+    "natural_phrasing_holdout40.jsonl",
+    "natural_phrasing_holdout41.jsonl",
+    "natural_phrasing_holdout42.jsonl",
 )
 BATCH = 32
 
