@@ -496,30 +496,7 @@ def _names_set_after(noun: Token) -> list[str]:
 
 
 # capitalised words after a pet or relative that are no names: months, days, "I"
-_NOT_NAMES = frozenset(
-    {
-        "i",
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-    }
-)
+_NOT_NAMES = MONTHS | WEEKDAYS | {"i"}
 
 
 def _names_after(token: Token) -> list[str]:
