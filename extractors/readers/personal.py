@@ -457,8 +457,8 @@ def _ones_own(noun: Token) -> bool:
         return False
     subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
     if subject is None:
-        return verb.i == verb.sent.start  # "adopted 2 cats from the shelter ..."
-    return subject.lower_ in ("i", "we")
+        return bool(verb.i == verb.sent.start)  # "adopted 2 cats from the shelter ..."
+    return bool(subject.lower_ in ("i", "we"))
 
 
 # what sets names apart from the words before them

@@ -10,6 +10,7 @@ from extractors.clauses import Clause
 from extractors.readers.common import Fact, Span, Token, slug, value_of
 from extractors.readers.stack.products import ProductReader, fill
 from extractors.render import SUBJECT_MARK, plain
+from extractors.shell_words import PURPOSE_ALIASES
 from extractors.vocabulary import label_words
 
 _SOURCE_FILE = re.compile(
@@ -183,6 +184,8 @@ class NameReader(ProductReader):
 
     @staticmethod
     def _name_part(token: Token) -> bool:
+        if token.ent_type_ in _NOT_PRODUCTS or token.lower_ in PURPOSE_ALIASES:
+            return False  # "(Kyoto + Hokkaido)", "lint + typecheck + unit": a place, a task
         return token.pos_ not in (
             "PRON",
             "DET",
@@ -195,6 +198,9 @@ class NameReader(ProductReader):
             "INTJ",
         ) and not (token.is_stop and token.pos_ != "PROPN")
 
+
+# what the named entity recognizer knows is no product: places, peoples, languages, times
+_NOT_PRODUCTS = frozenset({"GPE", "LOC", "NORP", "LANGUAGE", "DATE", "TIME", "MONEY", "PERCENT", "QUANTITY"})
 
 # verbs that open an order, capitalized at a sentence's start and then tagged as names
 _ORDERS = frozenset({"use", "prefer", "avoid", "keep", "put", "add", "run", "make", "try", "stick", "always"})
