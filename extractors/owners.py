@@ -10,6 +10,7 @@ from typing import Any
 from extractors.clauses import Clause
 from extractors.lexicon import Lexicon
 from extractors.readers import Fact
+from extractors.vocabulary import Vocabulary
 
 
 def not_employers(facts: list[Fact], clauses: list[Clause], occupations: frozenset[str]) -> list[Fact]:
@@ -91,6 +92,20 @@ def not_the_projects_language(sent: Any, facts: list[Fact], lex: Lexicon) -> lis
         return introduced or learning or written
 
     return [f for f in facts if f not in languages or not the_persons(f)]
+
+
+def not_companion_languages(facts: list[Fact], vocabulary: Vocabulary) -> list[Fact]:
+    """ "still drowning in SQL", "css rebuilds too", "14mb of wasm": a query, markup or style
+    language named without a version rides along with the project's own language, and is no
+    record of what the project is written in (the vocabulary marks them ``companion``)."""
+
+    def companion(fact: Fact) -> bool:
+        if fact.scope != "project" or not (fact.key or "").startswith("language:"):
+            return False
+        product = vocabulary.product_named(fact.value)
+        return product is not None and product.companion and not any(ch.isdigit() for ch in fact.value)
+
+    return [f for f in facts if not companion(f)]
 
 
 def _names_a_project(sent: Any, lex: Lexicon) -> bool:

@@ -28,7 +28,13 @@ from extractors.frames import Frames
 from extractors.lessons import lessons
 from extractors.lexicon import Lexicon, load_lexicon
 from extractors.merge import merge_free_form
-from extractors.owners import not_employers, not_names, not_the_projects_language, said_by_a_slot
+from extractors.owners import (
+    not_companion_languages,
+    not_employers,
+    not_names,
+    not_the_projects_language,
+    said_by_a_slot,
+)
 from extractors.qualifiers import load_qualifiers
 from extractors.readers import Fact, Readers
 from extractors.register import run_on_cut, spoken_in_full
@@ -279,6 +285,8 @@ class ClauseExtractor:
                 facts = not_the_projects_language(sent, facts, self.lexicon)
                 facts += self._notes(sent, clauses, facts, commands, asked)
                 facts = not_employers(facts, clauses, self.lexicon["occupation_noun"])
+            # (after the notes: "SQL keywords uppercase, ..." is a convention still worth its note)
+            facts = not_companion_languages(facts, self.vocabulary)
             facts = fold_details(facts, sent, self.lexicon["hedge"])
             named = bare_value(sent, techs, commands, self._left_verbs) if correcting else None
             if named is not None and self._names_a_file(named):

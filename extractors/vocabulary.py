@@ -56,6 +56,9 @@ class Product(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     # forms that name a file of the product ("Dockerfile"): they tell what a sentence is about, but
     # "the agent edited the Dockerfile" says nothing new of what the project uses
     files: list[str] = []
+    # a language that rides along with the project's own (SQL, HTML, CSS): "drowning in SQL", "css
+    # rebuilds too" say nothing of what the project is written in
+    companion: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +95,9 @@ class Vocabulary:
 
     def slot(self, category: str) -> SlotSpec:
         return self.slots.get(category) or self.slots["tool"]
+
+    def product_named(self, said: str) -> Product | None:
+        return self.by_alias.get(_fold(said))
 
     def category_of_label(self, label: str) -> str | None:
         return self.labels.get(_fold(label))
