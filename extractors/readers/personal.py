@@ -401,7 +401,10 @@ class PersonalReader(StatementReader, SaidOfOneself):
         referent, subject = clause.referent, clause.subject
         if referent is None or not clause.asserted:
             return []
-        named = clause.head.lemma_.lower() in ("name", "call") and subject is None  # "named her Pixel"
+        # "named her Pixel", "we adopted a cat and named her Pixel"
+        named = clause.head.lemma_.lower() in ("name", "call") and (
+            subject is None or subject.lower_ in ("i", "we")
+        )
         if not named and (subject is None or subject.lemma_.lower() != "name"):
             return []
         value_token = next((c for c in clause.head.children if c.dep_ in ("attr", "acomp", "oprd")), None)

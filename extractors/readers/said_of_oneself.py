@@ -146,6 +146,15 @@ class SaidOfOneself(ReaderBase):
                 words.append(word)
         return []
 
+    def _noted_alone(self, sent: Span, first: Token, last: Token) -> bool:
+        """ "vegetarian btw, if you ever ...", "gluten-free and no alcohol.": a diet written as a note
+        of its own at the start of a sentence, with nothing after it but a filler or the next note."""
+        markers = self.lex["discourse_marker"]
+        if any(not (t.is_punct or t.lower_ in markers) for t in sent.doc[sent.start : first.i]):
+            return False
+        after = sent.doc[last.i + 1] if last.i + 1 < sent.end else None
+        return after is None or after.is_punct or after.lower_ in markers | {"and", "now", "since", "but"}
+
     def diet(self, sent: Span, clauses: list[Clause]) -> list[Fact]:
         """ "pescatarian now", "vegetarian since 2019", "not vegan anymore, pescatarian now": a diet
         named anywhere the speaker says it of themselves."""
@@ -153,18 +162,23 @@ class SaidOfOneself(ReaderBase):
         for token in sent:
             said = token.text
             what = _free_of(token, sent.start)
+            noted = self._noted_alone(sent, what if what is not None else token, token)
             if what is not None and f"{what.lower_}-free" in self.lex["diet_word"]:
                 before = {t.lower_ for t in sent.doc[max(sent.start, what.i - 3) : what.i]}
-                if not before & {"i", "im", "i'm", "'m", "m", "am"}:
+                if not (before & {"i", "im", "i'm", "'m", "m", "am"} or noted):
                     continue  # ("the pasta is gluten free": the food's)
                 said = sent.doc[what.i : token.i + 1].text  # "im gluten free", "I'm gluten-free"
             elif token.lower_ not in self.lex["diet_word"]:
                 continue
             clause = next((c for c in clauses if c.has(token)), None)
-            if clause is not None and (
-                clause.about in ("third", "family", "pet", "you", "project")
-                or clause.mood == "question"
-                or not clause.asserted
+            if (
+                not noted
+                and clause is not None
+                and (
+                    clause.about in ("third", "family", "pet", "you", "project")
+                    or clause.mood == "question"
+                    or not clause.asserted
+                )
             ):
                 continue
             window = [t.lower_ for t in sent.doc[max(sent.start, token.i - 3) : token.i]]

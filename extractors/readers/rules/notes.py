@@ -144,13 +144,17 @@ class NoteRules(StandingRules):
             )
             if (
                 not instead
-                and not (technical and _no_thing_where(tokens))
+                and not (_no_thing_where(tokens) and (technical or _in_what_you_give(tokens)))
                 and (words[0] == "no" or not ({"always", "only", "never"} & set(words) or everywhere))
             ):
                 return None  # "no fish either", "no dedicated ops person": said in passing
             # "aisle seat always", "halal only": the person's own way; "static pools only", "PSR-12
             # always", "raw psycopg only": the code's
-            scope = "project" if technical else "user"
+            # ("no milk or yogurt in the smoothie suggestions": what is suggested to the person)
+            theirs = _in_what_you_give(tokens) or any(
+                t.lemma_.lower() in self.lex["life_noun"] | {"suggestion", "idea"} for t in tokens
+            )
+            scope = "project" if technical and not theirs else "user"
         body = plain(plain_before) + ", " + plain(said) if merged else plain(tokens)
         label = self._note_label(sent, tokens[0].i)
         return self.rule_fact(
@@ -350,7 +354,12 @@ def _no_thing_where(tokens: list[Token]) -> bool:
     if len(tokens) < 4 or tokens[0].lower_ != "no":
         return False
     n = 1
-    while n < len(tokens) - 1 and tokens[n].pos_ in ("ADJ", "NOUN", "PROPN") and n < 4:
+    # ("no soft cheeses or raw fish in ...": things joined by "or")
+    while (
+        n < len(tokens) - 1
+        and n < 8
+        and (tokens[n].pos_ in ("ADJ", "NOUN", "PROPN") or (tokens[n].lower_ in ("or", "and", ",") and n > 1))
+    ):
         n += 1
     thing = tokens[n - 1]
     return (
@@ -359,6 +368,12 @@ def _no_thing_where(tokens: list[Token]) -> bool:
         and thing.lemma_.lower() not in _PROBLEMS  # "no errors in the log": what was seen
         and tokens[n].lower_ in _WHERE_BANNED
     )
+
+
+def _in_what_you_give(tokens: list[Token]) -> bool:
+    """ "no raw fish in anything you suggest": where the thing is banned is what the assistant gives."""
+    words = [t.lower_ for t in tokens]
+    return any(w in ("anything", "everything") and "you" in words[n + 1 : n + 3] for n, w in enumerate(words))
 
 
 # what says where or when a thing is banned: "no mocks for the db", "no allocation after init"
