@@ -332,8 +332,21 @@ class ClauseExtractor:
             whole = readers.fragment_rules(sent, asked)
             if whole:
                 facts = [f for f in facts if f.kind != "procedural"] + whole
-        if not any(f.kind == "procedural" for f in facts):
+        rules = [f for f in facts if f.kind == "procedural"]
+        if not rules:
             facts += readers.fragment_rules(sent, asked)
+        else:
+            # "logs must be structured json, and no print statements in prod code": a note beside a
+            # rule read from a clause is a second rule, unless that rule already says its words
+            ruled = " ".join(f.span.lower() for f in rules)
+            facts += [
+                f
+                for f in readers.fragment_rules(sent, asked)
+                # (two words beside a rule are a fragment of it: "plan only", "quick answer")
+                if f.kind == "procedural"
+                and f.value.split(": ", 1)[-1].lower() not in ruled  # (under a label: "For X: ...")
+                and len(f.value.split()) > 2
+            ]
         if not any(f.key == "role" for f in facts):
             facts += readers.introduction(sent, first=number <= 1)
         if not any(f.key == "response_language" for f in facts):
