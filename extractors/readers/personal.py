@@ -489,6 +489,8 @@ def _names_set_after(noun: Token) -> list[str]:
             if word.lower_ in _NOT_NAMES:
                 return []
             names.append(word.text)
+        elif names and word.like_num and doc[i - 1].text == names[-1]:
+            pass  # "Ada 9 and Tobi 4": a name and an age
         elif not (names and word.lower_ in ("and", "&", ",")):
             break
         i += 1
