@@ -60,6 +60,17 @@ _TECH_VERBS = frozenset(
         "stick",
         "love",
         "hate",
+        # what a tool does to the code: "deps managed with poetry", "bundled with bun"
+        "manage",
+        "bundle",
+        "package",
+        "compile",
+        "ship",
+        "lint",
+        "format",
+        "provision",
+        "containerize",
+        "monitor",
     ]
 )
 

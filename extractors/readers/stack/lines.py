@@ -182,8 +182,7 @@ class StackReader(NameReader, SettingReader):
             return self._labeled_value(category, piece, label_end)
         return []
 
-    @staticmethod
-    def _labeled_commands(piece: Span, commands: list[Command]) -> list[Fact]:
+    def _labeled_commands(self, piece: Span, commands: list[Command]) -> list[Fact]:
         """ "pre-PR checklist: make lint", "staging deploy = ./ops/deploy.sh", "local preview: hugo
         server -D": commands under a label that says when or what for."""
         separator = next((t for t in piece[1:8] if t.text in (":", "=", "->", "=>", "\u2192")), None)
@@ -212,6 +211,8 @@ class StackReader(NameReader, SettingReader):
         right_after = all(c.start <= separator.idx + 3 for c in after[:1])
         # ("coffee: black" is no command: a bare word names one only under a label that says what for)
         bare = all(not (c.arguments or c.quoted) for c in after)
+        if bare and self.vocab.category_of_label(" ".join(t.lower_ for t in label)) is not None:
+            return []  # "test runner: jest": a product under the label of its slot, not a command
         if (
             not purpose
             and nouns
