@@ -263,6 +263,10 @@ class ClauseExtractor:
                 keyed = [f for f in facts if f.key]
                 if whole and (not keyed or self.readers.says_more(sent, keyed)):
                     facts = keyed + whole
+                if not facts and reads:
+                    # "I've wired ruff into pre-commit. Run `pre-commit run --all-files` to check
+                    # everything.": after a change reported, how to run what was set up
+                    facts = self.readers.how_to_run(clauses, commands)
             after_question = text.endswith("?")
             if turn.role == "user":
                 facts = self._sentence_facts(sent, clauses, facts, number, asked, put_back(text, placed))

@@ -93,6 +93,16 @@ class CommandReader(ReaderBase):
                 facts.append(self._check_fact(plain(list(obj.subtree)), checkpoint, clause))
         return facts
 
+    def how_to_run(self, clauses: list[Clause], commands: list[tuple[Command, Span]]) -> list[Fact]:
+        """An agent's "Run `X` to check everything", "You can run it with `X`", "Build with `X`",
+        said after it reported a change: the command for what it set up (not "try `npm install`")."""
+        facts: list[Fact] = []
+        for clause in clauses:
+            telling = clause.mood == "imperative" or (clause.about == "you" and clause.modal in ("can", "ca"))
+            if telling and not clause.negated and not clause.conditional:
+                facts += self.commands(clause, commands)
+        return [f for f in facts if f.key is not None]
+
     @staticmethod
     def _near_purpose(command: Span) -> str | None:
         """The words right after a command: "dune runtest for tests", "X to format", "X for linting"."""
