@@ -1,7 +1,10 @@
 """Shapes of language learned in round thirteen (bench/RESULTS.md): each test has a case that must be
 read and one that must not. A program named in a sentence, an event one had, a habit the tagger
 took for a past, names set after one's pets, a relative's allergy, a banned thing of the trade,
-states said as nouns, and learning with the "I" left out."""
+states said as nouns, learning with the "I" left out, a task's word in a rundown, a companion
+language, a command's purpose said right before it, a second rule beside a first, a diet noted
+alone, a ban on what the assistant gives, a business in a place, kids with their ages, a product
+under its slot's label, a role started, and how to run what an agent set up."""
 
 from __future__ import annotations
 
@@ -77,3 +80,67 @@ def test_learning_with_the_i_left_out(extractor: ClauseExtractor) -> None:
     said = "learning portuguese before our move. can you drill me on verbs"
     assert ("learning:portuguese", "portuguese") in facts(extractor, said)
     assert texts(extractor, "still learning the repo layout, where do tests live") == []
+
+
+def test_a_tasks_word_in_a_rundown_is_no_product(extractor: ClauseExtractor) -> None:
+    said = "before merging run ./scripts/verify.sh (lint + typecheck + unit in one go)"
+    assert not [k for k in keys(extractor, said) if (k or "").startswith("tool:")]
+    assert "tool:espflash" in keys(extractor, "tooling: probe-rs + defmt + espflash")
+
+
+def test_a_companion_language_is_not_what_the_project_is_written_in(extractor: ClauseExtractor) -> None:
+    for said in ("still drowning in SQL at the new job, send help", "the release build is 9mb of wasm"):
+        assert not [k for k in keys(extractor, said) if (k or "").startswith("language:")], said
+    assert "language:rust" in keys(extractor, "the service is written in rust")
+    # the convention keeps its note
+    assert any("keywords uppercase" in t for t in texts(extractor, "SQL keywords uppercase, thats our style"))
+
+
+def test_the_word_before_is_names_a_commands_purpose(extractor: ClauseExtractor) -> None:
+    said = "fyi tests are `just test` and lint is `just lint`, both must pass"
+    assert ("test_command", "just test") in facts(extractor, said)
+    assert ("lint_command", "just lint") in facts(extractor, said)
+    assert ("test_command", "just lint") not in facts(extractor, said)
+
+
+def test_a_note_beside_a_rule_is_a_second_rule(extractor: ClauseExtractor) -> None:
+    said = "TS everywhere, no any types, prefer unknown + narrowing. lint catches it anyway"
+    assert any("no any types" in t for t in texts(extractor, said))
+    assert len([t for t in texts(extractor, "always squash, plan only") if "rule" in t]) == 1
+
+
+def test_a_diet_noted_alone_is_the_speakers(extractor: ClauseExtractor) -> None:
+    assert ("diet", "vegan") in facts(extractor, "vegan btw, in case you suggest restaurants")
+    assert ("diet", "dairy-free") in facts(extractor, "dairy-free and no caffeine.")
+    assert "diet" not in keys(extractor, "vegan restaurants near the station?")
+
+
+def test_a_ban_on_what_the_assistant_gives_is_the_persons_rule(extractor: ClauseExtractor) -> None:
+    said = "no peanuts or sesame in anything you suggest, my son reacts badly"
+    assert any("No peanuts or sesame in anything you suggest" in t for t in texts(extractor, said))
+    assert texts(extractor, "no luck in anything I tried so far") == []
+
+
+def test_a_business_in_a_place_and_kids_with_ages(extractor: ClauseExtractor) -> None:
+    assert ("home_city", "Galway") in facts(extractor, "we run a small cafe in Galway, open 7 days")
+    said = "we have 3 kids, Mia 7, Leo 5 and Zoe 2. birthday party ideas?"
+    assert ("family:kids", "Mia, Leo and Zoe") in facts(extractor, said)
+
+
+def test_a_product_under_the_label_of_its_slot_is_no_command(extractor: ClauseExtractor) -> None:
+    assert ("test_framework", "vitest") in facts(extractor, "test runner: vitest")
+    assert "test_command" not in keys(extractor, "test runner: vitest")
+    assert ("test_command", "vitest run") in facts(extractor, "tests: `vitest run`")
+
+
+def test_a_role_started_in_the_past_tense(extractor: ClauseExtractor) -> None:
+    said = "started as a data engineer at a bank in Leeds last week"
+    assert "role" in keys(extractor, said)
+    assert "role" not in keys(extractor, "the project started as a side thing")
+
+
+def test_how_to_run_what_the_agent_set_up(extractor: ClauseExtractor) -> None:
+    report = "I've added golangci-lint with a config in .golangci.yml. Run `make lint` to check everything."
+    assert "make lint" in commands(extractor, report, "assistant")
+    advice = "I bumped the lockfile. If it still fails, try `npm ci` and run `npm test` again."
+    assert not commands(extractor, advice, "assistant")
