@@ -177,6 +177,8 @@ def used(root: Any) -> bool:
     """Whether a verb of use governs the word, through prepositions, conjuncts and objects: "we use
     rails", "deployed on fly and render"."""
     head = root
+    if root.dep_ == "pobj" and root.head.lower_ == "on" and root.head.head.lemma_ == "be":
+        return True  # "the admin panel is still on mocha": what it runs on
     while head.head.i != head.i and head.dep_ in (
         "prep",
         "conj",

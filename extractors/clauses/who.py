@@ -70,8 +70,15 @@ class WhoReader:
             return "group"
         if lower in _YOU:
             return "you"
+        before = subject.doc[subject.i - 1].lower_ if subject.i > 0 else ""
         if lower in _POINTING or (
-            lower in ("one", "ones") and any(c.lower_ in ("that", "this", "those") for c in subject.children)
+            lower in ("one", "ones")
+            # ("except the audit service, that one writes to cassandra": the parser may not hang
+            # "that" on "one")
+            and (
+                any(c.lower_ in ("that", "this", "those") for c in subject.children)
+                or before in ("that", "this")
+            )
         ):
             return "pointing"  # "that one still uses unittest"
         if lower in _THIRD_PRONOUNS:
