@@ -126,6 +126,8 @@ def bare_value(
     for n, token in enumerate(rest):
         if phrase and token.lower_ in ("last", "this", "next", "since", "yesterday", "today", "now"):
             break  # "moved to stg.acme.internal last week": when, not what
+        if phrase and any(t.is_punct for t in sent.doc[phrase[-1].i + 1 : token.i]):
+            break  # "Kat is fine, Katie feels too formal": a comma ends what is said of the value
         if token.pos_ in ("PROPN", "NOUN", "ADJ", "NUM") or (phrase and token.pos_ == "X"):
             phrase.append(token)
         elif phrase and not named and (token.lemma_ == "be" or _moved_to(token, rest[n + 1 : n + 2])):

@@ -357,6 +357,8 @@ class ClauseExtractor:
             facts += readers.reply_language(sent)
         if not any(f.key == "timezone" for f in facts):
             facts += readers.timezone(sent)
+        if not any(f.key == "pronouns" for f in facts):
+            facts += readers.pronouns(sent)  # "pronouns they/them please", "i use she/her"
         if not any(f.key == "diet" for f in facts):
             facts += readers.diet(sent, clauses)
         facts += readers.mine(sent)  # "that's my sister's cat, mine is Noodle"

@@ -612,10 +612,12 @@ _KIN_IDIOMS = frozenset(
 
 
 def _wished_name(clause: Clause, frame: Frame) -> bool:
-    """A name asked for as a wish: "I'd rather go by Thomas now" (not "I would go by Tom if ...")."""
+    """A name asked for as a wish: "I'd rather go by Thomas now", "you can call me Pri" (not "I would
+    go by Tom if ...")."""
+    allowed = clause.about == "you" and clause.modal in ("can", "ca", "may")  # "u can call me Pri"
     return (
         frame.key == "name"
-        and clause.modal in ("'d", "d", "would", "would-prefer")
+        and (clause.modal in ("'d", "d", "would", "would-prefer") or allowed)
         and not (clause.conditional or clause.hedged or clause.mood == "question")
         and not any(
             c.dep_ == "advcl" and any(m.lower_ in ("if", "unless") for m in c.children)

@@ -22,6 +22,36 @@ TIME_ZONE = re.compile(
 class SaidOfOneself(ReaderBase):
     """The sentence-level readers of what a person says of themselves."""
 
+    def pronouns(self, sent: Span) -> list[Fact]:
+        """ "pronouns they/them please", "btw i use she/her", "I'm Sam (they/them)": the pronouns the
+        speaker uses; said of themselves, not asked about ("should I write he/him or they/them?")."""
+        text = sent.text
+        if text.rstrip().endswith("?"):
+            return []
+        for match in _PRONOUNS.finditer(text.lower()):
+            before = text[: match.start()].rstrip()
+            named = before.endswith("(") and bool(re.search(r"\b[A-Z][a-z]+\s*\($", before))
+            own = "pronoun" in text.lower() or before.lower().endswith((" use", " by")) or named
+            if not own:
+                continue
+            value = match.group(0)
+            at = sent.start_char + match.start()
+            anchor = next((t.i for t in sent if t.idx >= at), sent.start)
+            return [
+                Fact(
+                    "semantic",
+                    "user",
+                    "pronouns",
+                    value,
+                    f"{SUBJECT_MARK} uses the pronouns {value}.",
+                    plain(list(sent)),
+                    "personal.pronouns",
+                    0.85,
+                    anchor,
+                )
+            ]
+        return []
+
     def timezone(self, sent: Span) -> list[Fact]:
         """ "im in singapore, UTC+8", "so IST", "tz: CET", "my time zone is Europe/Berlin"."""
         text = sent.text
@@ -244,3 +274,8 @@ _CONDITION_WORDS = frozenset(
 _FRAMED_STATES = frozenset({"allergic", "intolerant", "pregnant"})
 # the head nouns of an illness's name: "kidney disease", "Tourette syndrome", "bipolar disorder"
 ILLNESS_HEADS = frozenset({"disease", "syndrome", "disorder", "deficiency", "insufficiency", "failure"})
+
+# a pair of pronouns as people write them: "she/her", "they/them", "he/they"
+_PRONOUNS = re.compile(
+    r"\b(?:she|he|they|xe|ze|it)/(?:her|hers|him|his|them|theirs|they|she|he|xem|zir|its)\b"
+)
