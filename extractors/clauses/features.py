@@ -139,7 +139,9 @@ class FeatureReader(WhoReader):
             or clause.tense == "future"
         )
         clause.reported = self._reported(clause)
-        clause.standing = bool(lemmas & lex["standing_marker"]) or self._standing_phrase(words)
+        clause.standing = (
+            bool(lemmas & lex["standing_marker"]) or self._standing_phrase(words) or _stops_doing(clause.head)
+        )
         clause.conditional = (
             any(c.dep_ == "mark" and c.lower_ in _CONDITION_MARKS for c in head.children)
             or (clause.parent is not None and clause.parent.conditional and head.dep_ == "conj")
@@ -387,4 +389,22 @@ def _shares_subject(clause: Clause) -> bool:
         bool(before)
         and before[-1].lower_ in ("and", "but", "&")
         and not any(t.text == "," for t in before[-1:])
+    )
+
+
+def _stops_doing(head: Token) -> bool:
+    """ "can you stop using emojis", "stop with the emojis": to stop doing a thing is never to do it
+    again, a standing request as much as "never use emojis"."""
+    subject = next((c for c in head.children if c.dep_ == "nsubj"), None)
+    return (
+        head.lemma_.lower() == "stop"
+        and head.dep_ not in ("advcl", "relcl")
+        and not any(
+            c.lower_ in ("so", "until") and c.i < head.i for c in head.children
+        )  # ("... so you stop asking")
+        and (subject is None or subject.lower_ in ("you", "u"))  # ("commands randomly stop registering")
+        and any(
+            (c.dep_ == "xcomp" and c.tag_ == "VBG") or (c.dep_ == "prep" and c.lower_ == "with")
+            for c in head.children
+        )
     )
