@@ -50,6 +50,22 @@ _TOOL_VERBS = frozenset(
         "port",
         "rewrite",
         "convert",
+        # what one does with a tool named beside it: "I do my analysis in R 4.3", "we track it in Jira"
+        "do",
+        "analyse",
+        "analyze",
+        "model",
+        "script",
+        "query",
+        "process",
+        "plot",
+        "store",
+        "keep",
+        "track",
+        "train",
+        "push",
+        "bundle",
+        "package",
     ]
 )
 
