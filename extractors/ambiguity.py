@@ -125,6 +125,9 @@ def counted_or_dated(span: Any, before: str) -> bool:
         return True
     if before in ("last", "next", "this", "every", "since", "until", "each"):
         return True  # "since last Monday": a day, not Monday.com
+    after = doc[span.end] if span.end < len(doc) else None
+    if before == "the" and span.text.islower() and (after is None or after.is_punct or after.lower_ == "of"):
+        return True  # "the rest of the company", "goreleaser does the rest": a word, not REST
     if any(
         (c.dep_ in ("det", "nummod", "predet") and c.lower_ not in ("the",))
         or (c.dep_ == "amod" and c._.tech is None)
