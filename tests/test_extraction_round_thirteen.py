@@ -1,14 +1,16 @@
 """Shapes of language learned in round thirteen (bench/RESULTS.md): each test has a case that must be
-read and one that must not. A program named in a sentence, an event one had, a habit the tagger
-took for a past, names set after one's pets, a relative's allergy, a banned thing of the trade,
-states said as nouns, learning with the "I" left out, a task's word in a rundown, a companion
-language, a command's purpose said right before it, a second rule beside a first, a diet noted
-alone, a ban on what the assistant gives, a business in a place, kids with their ages, a product
-under its slot's label, a role started, and how to run what an agent set up."""
+read and one that must not; all fail on the round's start (a2b46e0). A program named in a sentence,
+an event one had, a habit the tagger took for a past, names set after one's pets, a relative's
+allergy, a banned thing of the trade, states said as nouns, learning with the "I" left out, a
+task's word in a rundown, a companion language, a command's purpose said right before it, a second
+rule beside a first, a diet noted alone, a ban on what the assistant gives, a business in a place,
+kids with their ages, a product under its slot's label, a role started, how to run what an agent
+set up, "that one" after an exception, being on a product, pronouns, a name allowed, a correction's
+value, occupations written short, what one does with a tool, and "the rest"."""
 
 from __future__ import annotations
 
-from extractors import ClauseExtractor
+from extractors import ClauseExtractor, Turn
 from tests.test_extraction import facts, texts
 
 
@@ -144,3 +146,45 @@ def test_how_to_run_what_the_agent_set_up(extractor: ClauseExtractor) -> None:
     assert "make lint" in commands(extractor, report, "assistant")
     advice = "I bumped the lockfile. If it still fails, try `npm ci` and run `npm test` again."
     assert not commands(extractor, advice, "assistant")
+
+
+def test_that_one_points_at_the_exception(extractor: ClauseExtractor) -> None:
+    said = "except the billing service, that one writes to dynamodb"
+    assert "database" in keys(extractor, said)
+    assert facts(extractor, "that one guy at work keeps talking about dynamodb") == []
+
+
+def test_being_on_a_product_named_like_a_word(extractor: ClauseExtractor) -> None:
+    assert ("test_framework", "mocha") in facts(extractor, "the old dashboard is on mocha")
+    assert "test_framework" not in keys(extractor, "I'm on mocha number three today")
+
+
+def test_pronouns_and_a_name_allowed(extractor: ClauseExtractor) -> None:
+    assert ("pronouns", "he/him") in facts(extractor, "pronouns he/him, thanks")
+    assert ("pronouns", "they/them") in facts(extractor, "hey, I'm Robin (they/them)")
+    assert "pronouns" not in keys(extractor, "should my bio say he/him or they/them?")
+    assert ("name", "Bex") in facts(extractor, "you can call me Bex")
+
+
+def test_a_corrections_value_ends_at_a_comma(extractor: ClauseExtractor) -> None:
+    said = [
+        Turn("user", "hi! call me Joanna", 0),
+        Turn("user", "scratch that, Jo is fine, Joanna feels stiff", 1),
+    ]
+    assert [(c.key, c.value) for c in extractor.extract(said)] == [("name", "Jo")]
+
+
+def test_an_occupation_written_short_is_a_job(extractor: ClauseExtractor) -> None:
+    said = "I'm Ravi, SWE at Shopify, based in Ottawa"
+    assert "cms" not in keys(extractor, said)
+    assert "role" not in keys(extractor, "call me at 6pm, I'm free then")
+
+
+def test_what_one_does_with_a_tool(extractor: ClauseExtractor) -> None:
+    assert ("r_version", "4.2") in facts(extractor, "I do my stats in R 4.2 with lme4")
+    assert not [k for k in keys(extractor, "I keep the spare keys in the red box") if k and "_" in k]
+
+
+def test_the_rest_is_a_word(extractor: ClauseExtractor) -> None:
+    assert "api_style" not in keys(extractor, "goreleaser does the rest (tagging, changelog)")
+    assert "api_style" in keys(extractor, "the public API is REST, internal calls are gRPC")
