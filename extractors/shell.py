@@ -193,7 +193,13 @@ class Shell:
             and not any(self._command_like(a) for _, _, a in args)
         ):
             return False  # "tap dance isnt registering half": a word of English and more words
-        if program.needs_argument and args and not self._command_like(args[0][2]) and not flagged:
+        if (
+            program.needs_argument
+            and args
+            and not self._command_like(args[0][2])
+            and args[0][2] not in program.subcommands
+            and not flagged
+        ):
             return False  # "yarn recently", "make sure", "go home": a word after a name, not a subcommand
         if (
             args

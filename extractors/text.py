@@ -49,7 +49,7 @@ _CODE_LINE = re.compile(
     r"(?:[;{}]\s*$|^\s*(?:(?:const|let|var)\s+\w+\s*=|def\s+\w+\s*\(|class\s+\w+\s*[:({]|function\s*\w*\s*\(|"
     r"import\s+[\w.{*]|from\s+[\w.]+\s+import\b|return\s.*[;)]\s*$|#include\b|assert\s|(?:if|for|while)\s*\(|"
     r"@\w+\(|<\?php|package\s+\w+;|public\s+\w+|private\s+\w+|fn\s+\w+\s*\(|func\s+\w+\s*\()"
-    r"|(?<![:/])//|^\s{4,}\S|^\s*[\]}),]+\s*$|^\s*\"[\w-]+\"\s*:\s)"
+    r"|(?<![:/])//(?=\s|$)|^\s{4,}\S|^\s*[\]}),]+\s*$|^\s*\"[\w-]+\"\s*:\s)"
 )
 # a line that ends on a call: code ("setup(app)"), unless it is a sentence that names one ("we dont
 # merge one without a working down()")
