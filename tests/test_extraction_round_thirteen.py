@@ -6,7 +6,7 @@ task's word in a rundown, a companion language, a command's purpose said right b
 rule beside a first, a diet noted alone, a ban on what the assistant gives, a business in a place,
 kids with their ages, a product under its slot's label, a role started, how to run what an agent
 set up, "that one" after an exception, being on a product, pronouns, a name allowed, a correction's
-value, occupations written short, what one does with a tool, and "the rest"."""
+value, occupations written short, what one does with a tool, "the rest", and a Bazel target."""
 
 from __future__ import annotations
 
@@ -188,3 +188,13 @@ def test_what_one_does_with_a_tool(extractor: ClauseExtractor) -> None:
 def test_the_rest_is_a_word(extractor: ClauseExtractor) -> None:
     assert "api_style" not in keys(extractor, "goreleaser does the rest (tagging, changelog)")
     assert "api_style" in keys(extractor, "the public API is REST, internal calls are gRPC")
+
+
+def test_a_bazel_target_is_no_code_comment(extractor: ClauseExtractor) -> None:
+    said = "we build with bazel: bazel build //apps/... and tests are bazel test //apps/..."
+    assert ("test_command", "bazel test //apps/...") in facts(extractor, said)
+    assert ("build_command", "bazel test //apps/...") not in facts(extractor, said)
+    assert ("deploy_command", "mkdocs gh-deploy") in facts(
+        extractor, "the docs are deployed with mkdocs gh-deploy"
+    )
+    assert facts(extractor, "total = price * qty; // rounding happens later") == []
