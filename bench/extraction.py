@@ -73,6 +73,10 @@ NATURAL_SETS = (
     "natural_phrasing_holdout40.jsonl",
     "natural_phrasing_holdout41.jsonl",
     "natural_phrasing_holdout42.jsonl",
+    "natural_phrasing_holdout43.jsonl",
+    "natural_phrasing_holdout44.jsonl",
+    "natural_phrasing_holdout45.jsonl",
+    "natural_phrasing_holdout46.jsonl",
 )
 BATCH = 32
 
