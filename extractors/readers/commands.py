@@ -99,7 +99,10 @@ class CommandReader(ReaderBase):
         facts: list[Fact] = []
         for clause in clauses:
             telling = clause.mood == "imperative" or (clause.about == "you" and clause.modal in ("can", "ca"))
-            if telling and not clause.negated and not clause.conditional:
+            # (not "Always use `npm install --unsafe-perm` for every package": an agent's reply never
+            # lays down a standing rule, however it is worded)
+            how = clause.head.lemma_.lower() in _HOW_TO_RUN and not clause.standing
+            if telling and how and not clause.negated and not clause.conditional:
                 facts += self.commands(clause, commands)
         return [f for f in facts if f.key is not None]
 
@@ -252,3 +255,9 @@ def _runs_the_project(command: Span) -> bool:
 
 # what "run it", "start the app" runs: the project itself, served locally
 _THE_PROJECT = frozenset({"it", "app", "server", "service", "project", "api", "site", "backend", "frontend"})
+
+
+# the verbs an agent tells how to run what it set up with: "Run `x` to check", "Build with `y`"
+_HOW_TO_RUN = frozenset(
+    {"run", "build", "test", "lint", "format", "start", "execute", "deploy", "regenerate"}
+)
