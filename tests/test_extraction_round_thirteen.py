@@ -146,6 +146,8 @@ def test_how_to_run_what_the_agent_set_up(extractor: ClauseExtractor) -> None:
     assert "make lint" in commands(extractor, report, "assistant")
     advice = "I bumped the lockfile. If it still fails, try `npm ci` and run `npm test` again."
     assert not commands(extractor, advice, "assistant")
+    order = "I've upgraded to Node 22. Always use `npm install --ignore-scripts=false` for every package."
+    assert not commands(extractor, order, "assistant")  # an agent's reply lays down no rule
 
 
 def test_that_one_points_at_the_exception(extractor: ClauseExtractor) -> None:
