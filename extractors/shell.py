@@ -97,6 +97,10 @@ class Shell:
                 "this",
                 "that",
                 "my",
+                "their",  # "still figuring out their airflow setup" (not "its": chat's "it's")
+                "your",
+                "his",
+                "her",
             )
             if program is None or (after_article and not word.startswith(("./", "../"))):
                 i += 1  # "that's the pre-commit ritual": a noun after its article, not a program run

@@ -83,6 +83,14 @@ class PersonalReader(StatementReader, SaidOfOneself):
             if frame.key == "hometown" and not _prep_of_frame(hit):
                 continue
             value_token = hit.nodes[frame.value]
+            verb = hit.nodes.get("verb")
+            if (
+                frame.key == "name"
+                and verb is not None
+                and verb.lemma_ == "be"
+                and any(t.text == "," for t in value_token.doc[verb.i + 1 : value_token.left_edge.i])
+            ):
+                continue  # "I'm Lukas, 2nd year CS": the name comes right after "I'm", not past a comma
             if not clause.has(value_token) and not clause.has(value_token.head):
                 continue  # "I'm lactose intolerant and my partner is vegan": the partner's clause says it
             value = self._frame_value(frame, value_token, hit)

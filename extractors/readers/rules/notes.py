@@ -99,6 +99,8 @@ class NoteRules(StandingRules):
             and plain_before
             and len(plain_before) <= 5
             and not any(t.pos_ in ("VERB", "AUX") for t in plain_before)
+            # ("just curious, not gonna do it": a clause denied, not a way of doing things)
+            and not (tokens[0].lower_ == "not" and any(t.pos_ in ("VERB", "AUX") for t in tokens))
         )
         if merged:
             tokens = [*plain_before, *tokens]
