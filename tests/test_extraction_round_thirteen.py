@@ -6,7 +6,8 @@ task's word in a rundown, a companion language, a command's purpose said right b
 rule beside a first, a diet noted alone, a ban on what the assistant gives, a business in a place,
 kids with their ages, a product under its slot's label, a role started, how to run what an agent
 set up, "that one" after an exception, being on a product, pronouns, a name allowed, a correction's
-value, occupations written short, what one does with a tool, "the rest", and a Bazel target."""
+value, occupations written short, what one does with a tool, "the rest", a Bazel target, a name
+right after "I'm", a possessive before a program's name, a clause denied, and a log's timestamp."""
 
 from __future__ import annotations
 
@@ -200,3 +201,26 @@ def test_a_bazel_target_is_no_code_comment(extractor: ClauseExtractor) -> None:
         extractor, "the docs are deployed with mkdocs gh-deploy"
     )
     assert facts(extractor, "total = price * qty; // rounding happens later") == []
+
+
+def test_a_name_comes_right_after_im(extractor: ClauseExtractor) -> None:
+    said = "I'm Marta, 2nd year CS at TU Delft. For my thesis I'm doing RL with gymnasium"
+    assert [value for key, value in facts(extractor, said) if key == "name"] == ["Marta"]
+    assert ("name", "Priya") in facts(extractor, "I'm Priya, data analyst at a bank in Pune.")
+
+
+def test_a_possessive_names_a_thing_not_a_command(extractor: ClauseExtractor) -> None:
+    said = "started at a new place last week, still figuring out their airflow setup"
+    assert not commands(extractor, said)
+    assert "uv run pytest -q" in commands(extractor, "we use uv now so its uv run pytest -q for tests")
+
+
+def test_a_clause_denied_is_no_rule(extractor: ClauseExtractor) -> None:
+    said = "what happens if i delete the .git folder? just curious, not gonna do it"
+    assert texts(extractor, said) == []
+    assert any("never cups" in t for t in texts(extractor, "grams and millilitres, never cups"))
+
+
+def test_a_bracketed_timestamp_opens_a_log_line(extractor: ClauseExtractor) -> None:
+    said = "[2025-01-07 09:12:44] INFO  Using Postgres at postgres://db:5432\n\nwhy so slow??"
+    assert facts(extractor, said) == []
