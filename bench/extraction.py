@@ -77,6 +77,8 @@ NATURAL_SETS = (
     "natural_phrasing_holdout44.jsonl",
     "natural_phrasing_holdout45.jsonl",
     "natural_phrasing_holdout46.jsonl",
+    "natural_phrasing_holdout47.jsonl",
+    "natural_phrasing_holdout48.jsonl",
 )
 BATCH = 32
 
