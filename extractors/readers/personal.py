@@ -84,10 +84,13 @@ class PersonalReader(StatementReader, SaidOfOneself):
                 continue
             value_token = hit.nodes[frame.value]
             verb = hit.nodes.get("verb")
+            me = hit.nodes.get("me")
             if (
                 frame.key == "name"
                 and verb is not None
                 and verb.lemma_ == "be"
+                and me is not None
+                and me.lower_ == "i"  # (not "my english name is Kevin, chinese name Zhang Wei")
                 and any(t.text == "," for t in value_token.doc[verb.i + 1 : value_token.left_edge.i])
             ):
                 continue  # "I'm Lukas, 2nd year CS": the name comes right after "I'm", not past a comma
