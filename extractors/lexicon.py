@@ -58,6 +58,7 @@ CLASSES = frozenset(
         "hedge",
         "life_event_verb",
         "life_event_noun",
+        "business_noun",
         "profile_noun",
         "fan_noun",
         "discourse_marker",

@@ -12,6 +12,7 @@ from extractors.readers.common import (
     check_fact,
     checkpoint_of,
     command_fact,
+    labeled_purpose,
 )
 from extractors.render import plain
 from extractors.shell import Command
@@ -40,7 +41,7 @@ class CommandReader(ReaderBase):
                 continue  # "never run `terraform apply` yourself": a rule, read as one
             # what the command is for, said around it: "X to format", "X for tests", "build it with X"
             said = (
-                _labeled_purpose(tokens)
+                labeled_purpose(tokens.doc, tokens.start)
                 or self._near_purpose(tokens)
                 or self._own_subject_purpose(tokens)
                 or self._to_purpose(clause)
@@ -189,20 +190,6 @@ def subject_purpose(clause: Clause) -> str | None:
         if word in PURPOSE_WORDS:
             return PURPOSE_WORDS[word]
     return None
-
-
-def _labeled_purpose(command: Span) -> str | None:
-    """ "tests are `make test` and lint is `make lint`", "lint: `ruff check .`": the word right before
-    "is", "are", "=" or ":" right before the command names what it is for, whatever the parser made
-    of the sentence."""
-    doc = command.doc
-    at = command.start
-    if at < 2 or doc[at - 1].lower_ not in ("is", "are", "=", ":", "->"):
-        return None
-    label = doc[at - 2]
-    if label.pos_ == "ADV":
-        return None  # "to run the suite locally: `./gradlew test`": how, not what for
-    return PURPOSE_WORDS.get(label.lower_) or PURPOSE_WORDS.get(label.lemma_.lower())
 
 
 def _verb_of(participle: str) -> str:

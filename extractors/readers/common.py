@@ -112,6 +112,18 @@ PURPOSE_WORDS: dict[str, str] = {
 }
 
 
+def labeled_purpose(doc: Any, at: int) -> str | None:
+    """ "tests are `make test` and lint is `make lint`", "lint: `ruff check .`": the word right before
+    "is", "are", "=" or ":" right before the command at token ``at`` names what it is for, whatever
+    the parser made of the sentence (not an adverb: "to run the suite locally: `./gradlew test`")."""
+    if at < 2 or doc[at - 1].lower_ not in ("is", "are", "=", ":", "->"):
+        return None
+    label = doc[at - 2]
+    if label.pos_ == "ADV":
+        return None
+    return PURPOSE_WORDS.get(label.lower_) or PURPOSE_WORDS.get(label.lemma_.lower())
+
+
 @dataclass(slots=True)
 class Fact:
     """A fact read from a clause, before it becomes a ``Candidate``."""

@@ -17,6 +17,7 @@ from extractors.readers.common import (
     checkpoint_after,
     checkpoint_in,
     command_fact,
+    labeled_purpose,
     pieces,
     slug,
 )
@@ -224,8 +225,11 @@ class StackReader(NameReader, SettingReader):
             purpose = nouns[0].lemma_.lower()  # (but "correction: `./deploy.sh` is deprecated" names none)
         facts = []
         for command in after:
-            own = _OWN_LABEL.search(piece.doc.text[: command.start].rstrip("`"))
-            if own and PURPOSE_WORDS.get(own.group(1).lower()) not in (None, purpose):
+            placed = piece.doc.char_span(command.start, command.end, alignment_mode="expand")
+            # (the label right before the separator is the piece's own: "e2e tests: npx playwright test")
+            given = placed is not None and placed.start - 1 != separator.i
+            own = labeled_purpose(piece.doc, placed.start) if given else None
+            if own not in (None, purpose):
                 continue  # "we build with bazel: bazel build //... and tests are bazel test //...": its own
             if checkpoint:
                 facts.append(check_fact(command.text, checkpoint, text, separator.i, "commands.label"))
@@ -379,7 +383,3 @@ def _named_one_of(token: Token, family: frozenset[str]) -> bool:
 _ANNOUNCING_LABELS = frozenset(
     {"correction", "update", "note", "fyi", "edit", "ps", "reminder", "heads", "context", "question", "tip"}
 )
-
-
-# the word a command is given as, right before it: "tests are `bazel test //...`"
-_OWN_LABEL = re.compile(r"(\w+)\s+(?:is|are|=|:)\s*$")
