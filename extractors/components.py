@@ -25,6 +25,9 @@ _SPECIAL_CASES = {
     "Im": [{"ORTH": "I", "NORM": "i"}, {"ORTH": "m", "NORM": "am"}],
     "IM": [{"ORTH": "I", "NORM": "i"}, {"ORTH": "M", "NORM": "am"}],
 }
+# a dash between spaces, then a subject, opens a new sentence
+_DASHES = frozenset({"\u2014", "\u2013", "-", "--"})
+_SUBJECTS = frozenset({"i", "we"})
 _BE_NORMS = frozenset({"am", "is", "are", "'m", "'re", "'s"})
 _CLOSED_CLASSES = frozenset({"ADP", "ADV", "AUX", "CCONJ", "SCONJ", "DET", "PRON", "PART", "INTJ"})
 
@@ -49,8 +52,10 @@ def chat_spellings() -> dict[str, list[dict[str, str]]]:
     return cases
 
 
-def add_components(nlp: Language, known_words: frozenset[str]) -> None:
-    """Chat spellings in the tokenizer and our components in the pipeline, in the order they run."""
+def add_components(nlp: Language, known_words: frozenset[str], discourse: frozenset[str]) -> None:
+    """Chat spellings in the tokenizer and our components in the pipeline, in the order they run.
+    ``discourse``: words that open a clause and carry nothing ("btw", "nvm"), even when a product
+    has the same name."""
     tokenizer: Any = nlp.tokenizer
     for text, pieces in chat_spellings().items():
         tokenizer.add_special_case(text, pieces)
@@ -60,6 +65,7 @@ def add_components(nlp: Language, known_words: frozenset[str]) -> None:
     coined.known_words = known_words
     tech: Any = nlp.add_pipe("mnemo_tech_v1")
     tech.known_words = known_words
+    tech.discourse = discourse
 
 
 @Language.factory("mnemo_chat_norms_v1")
@@ -112,13 +118,40 @@ def _chat_sentences(nlp: Language, name: str) -> Any:
 
     def mark(doc: Any) -> Any:
         for token in doc[1:-1]:
+            following = doc[token.i + 1]
             if token.text in (".", "!", "?") and token.whitespace_ and doc[token.i - 1].is_alpha:
-                following = doc[token.i + 1]
                 if following.is_alpha or following.text in ("(", "`", "'", '"'):
                     following.is_sent_start = True
+            elif (
+                token.text in _DASHES
+                and token.whitespace_
+                and doc[token.i - 1].whitespace_
+                and following.lower_ in _SUBJECTS
+                and _a_note_before(doc, token.i)
+            ):
+                following.is_sent_start = True  # "python 3.12 not 3.11 — I checked the Dockerfile"
         return doc
 
     return mark
+
+
+def _a_note_before(doc: Any, dash: int) -> bool:
+    """What comes before a dash since the sentence began is a note of its own, no clause and no
+    qualifier of what follows ("except on weekends — I'm fine with ...")."""
+    start = dash
+    while start > 0 and not doc[start - 1].is_sent_end and doc[start - 1].text not in (".", "!", "?"):
+        start -= 1
+    return not any(
+        t.tag_.startswith("VB") or t.tag_ == "MD" or t.lower_ in _QUALIFYING for t in doc[start:dash]
+    )
+
+
+# what makes the words before a dash part of what follows: a limit ("except on weekends — I'm
+# fine with ...") or a correction ("scratch yarn — we're on bun now", "sorry typo — ...")
+_QUALIFYING = frozenset(
+    {"except", "unless", "but", "only", "if", "when", "sorry", "wait", "no", "scratch", "typo", "oops"}
+    | {"actually", "correction", "update", "edit", "ugh", "ok", "okay", "so"}
+)
 
 
 @Language.factory("mnemo_tech_v1")

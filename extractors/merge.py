@@ -26,6 +26,7 @@ from extractors.render import SUBJECT_MARK
 _RULE = f"{SUBJECT_MARK} rule: "
 _CONSEQUENCE = ("so ", "so, ")
 _WORDS = re.compile(r"[^\W_]+")
+_VERSION = re.compile(r"v?\d[\w.]*")
 
 
 def merge_free_form(reads: list[Read]) -> list[Read]:
@@ -33,7 +34,9 @@ def merge_free_form(reads: list[Read]) -> list[Read]:
     each kept as one read."""
     out: list[Read] = []
     hosts: dict[str, int] = {}  # an agent's report: where its free-form part of each scope is kept
-    for read in _without_repeats([r for r in reads if not _mergeable(r) or storable(r)]):
+    for read in _without_repeats(
+        _without_lesser_values([r for r in reads if not _mergeable(r) or storable(r)])
+    ):
         last = out[-1] if out else None
         host = hosts.get(read.fact.scope) if read.turn.role == "assistant" and _mergeable(read) else None
         if host is not None:
@@ -96,6 +99,26 @@ def _without_repeats(reads: list[Read]) -> list[Read]:
         if not repeats:
             kept.append(read)
     return kept
+
+
+def _without_lesser_values(reads: list[Read]) -> list[Read]:
+    """``reads`` without a slot's value another read of the line names with its version: "redis"
+    beside "Redis 7" ("uses Redis 7 via ioredis ... added a redis service to docker-compose")."""
+    return [
+        read
+        for read in reads
+        if not (
+            read.fact.key is not None
+            and any(
+                other is not read
+                and other.fact.key == read.fact.key
+                and other.fact.scope == read.fact.scope
+                and other.fact.value.lower().startswith(read.fact.value.lower())
+                and _VERSION.fullmatch(other.fact.value[len(read.fact.value) :].strip()) is not None
+                for other in reads
+            )
+        )
+    ]
 
 
 def _merged(first: Read, second: Read) -> Read:

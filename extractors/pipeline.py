@@ -109,7 +109,7 @@ class ClauseExtractor:
         # them is coined ("phpcs", "tuist", "espflash"), which in a stack or a command marks a name
         self.known_words = frozenset(s.lower() for s in nlp.vocab.strings if s.isalpha())
         self.shell = load_shell(known_words=self.known_words)
-        add_components(nlp, self.known_words)
+        add_components(nlp, self.known_words, self.lexicon["discourse_marker"])
         self.nlp = nlp
         self.frames = Frames(nlp, self.lexicon)
         project_labels = frozenset(

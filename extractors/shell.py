@@ -116,8 +116,8 @@ class Shell:
                 if raw in (".", "..") and j + 1 < len(words) and words[j + 1][2].startswith("-"):
                     bare = raw  # "conan install . --build=missing": the current folder, then flags
                 prose = bare.lower() in PROSE and bare.lower() not in program.verbs
-                if not bare or prose or not _ARG.match(bare) or bare in ("/", "="):
-                    break  # ("pio run -t upload / serial: ...": a lone slash separates items)
+                if not bare or prose or not _ARG.match(bare) or bare in ("/", "=", "+"):
+                    break  # ("pio run -t upload / serial: ...", "detekt + ktlint": items of a list)
                 if (
                     args
                     and not args[-1][2].startswith("-")  # ("-D warnings": a flag's value)

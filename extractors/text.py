@@ -34,7 +34,7 @@ _LAUGHTER = re.compile(
 # Lines that are logs or code, not something the user is telling us.
 _LOG_LINE = re.compile(
     r"^\s*(?:\[?(?:ERROR|WARN(?:ING)?|INFO|DEBUG|FATAL|TRACE|CRITICAL|PANIC|NOTICE)\]?[:\s]|Traceback\b|"
-    r"\s*File \"|\w+(?:Error|Exception):|Exception in thread\b|"
+    r"\s*File \"|[\w.$]+(?:Error|Exception):|Exception in thread\b|"
     r"\s*\.\.\.\s*\d+\s+more\b|\[?\d{4}[-/]\d\d[-/]\d\d[T ]\d\d:|at\s+[\w$.<>]+\(.*\)\s*$|"
     r"\s*at\s+[\w$.]+\s*\(|Caused by:|E\s{2,}|\s*\^+\s*$|"
     # (but "PASSED my driving test!!": a shout, not a test run)

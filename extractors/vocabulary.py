@@ -267,6 +267,7 @@ class TechMarker:
         # set by the pipeline: words of ordinary English. An ambiguous product is ambiguous only as
         # such a word: "next" may be a word, "nextjs" is the product
         self.known_words: frozenset[str] = frozenset()
+        self.discourse: frozenset[str] = frozenset()  # set by the pipeline: "btw", "nvm"
 
     def __call__(self, doc: Any) -> Any:
         from spacy.tokens import Span
@@ -276,13 +277,26 @@ class TechMarker:
         for match_id, start, end in self.matcher(doc):
             name = doc.vocab.strings[match_id]
             found.append(Span(doc, start, end, label=self._category[name], kb_id=name))
+        # "nvm, it's 3.12": a word that carries nothing, not the product (but "we use nvm": a noun
+        # where a product goes)
+        found = [
+            s
+            for s in found
+            if not (len(s) == 1 and s[0].lower_ in self.discourse and s.root.dep_ not in _NOUN_ROLES)
+        ]
         # sentences that name a product unambiguously lend the ambiguous names in them some trust
         anchors = [span for span in found if not self._is_ambiguous(span)]
+        # two names of one kind set against each other vouch for each other: "bun now instead of yarn"
+        paired = [
+            s for s in found if s not in anchors and any(_set_against(s, o) for o in found if o is not s)
+        ]
         products = {i for span in found for i in range(span.start, span.end)}
         spans = [
             s
             for s in found
-            if not self._is_ambiguous(s) or self._plausible(s, anchored_by(s, anchors), products)
+            if not self._is_ambiguous(s)
+            or s in paired
+            or self._plausible(s, anchored_by(s, anchors), products)
         ]
         # an ambiguous name taken as a product lends that trust on: "from Ruby to Go"
         lent = [s for s in spans if s not in anchors]
@@ -317,7 +331,7 @@ class TechMarker:
         "pg-boss", a product of its own, is read as that."""
         whole = _whole_name(span)
         rest = [t for t in whole if t.i not in range(span.start, span.end) and t.text != "-"]
-        if _named_whole(span, whole, named) or any(t.lower_ in ("free", "less") for t in rest):
+        if _named_whole(span, whole, named) or any(t.lower_ in _NOT_USING for t in rest):
             return None
         described = all(
             t.lower_ in self.known_words
@@ -345,7 +359,7 @@ class TechMarker:
             self._word_forms[span.kb_id_] = words
         return not words or span.text.lower() in words
 
-    def _named_for_slot(self, root: Any) -> bool:
+    def _named_for_slot(self, root: Any, category: str) -> bool:
         """ "our warehouse is snowflake", "we're on drizzle now": the copula says what the name is."""
         head = root.head
         if head.i == root.i and any(c.dep_ in ("aux", "auxpass") and c.lemma_ == "be" for c in root.children):
@@ -355,10 +369,16 @@ class TechMarker:
         if root.dep_ not in ("attr", "acomp", "pobj") or head.i == root.i:
             return False
         if root.dep_ == "pobj":
-            if head.lower_ != "on" or head.head.lemma_ not in ("be", "run", "deploy", "host"):
+            if head.lower_ not in ("on", "in") or head.head.lemma_ not in ("be", "run", "deploy", "host"):
                 return False  # "we're on drizzle now", "everything runs on render now"
             subject = next((c for c in head.head.children if c.dep_ == "nsubj"), None)
-            return subject is not None and subject.lower_ in ("we", "i", "it", "everything")
+            if subject is None:
+                return False
+            if head.lower_ == "on" and subject.lower_ in ("we", "i", "it", "everything"):
+                return True
+            # "our frontend tests are in jest": the slot's own word, then a product of that slot
+            labels = self.vocabulary.labels
+            return (labels.get(subject.lower_) or labels.get(subject.lemma_.lower())) == category
         if head.lemma_ != "be":
             return False
         subject = next((c for c in head.children if c.dep_ == "nsubj"), None)
@@ -393,6 +413,12 @@ class TechMarker:
         ):
             return False  # "stack is go 1.22 + postgres": the tagger took the product after "is" for a verb
 
+        if (
+            root.pos_ in ("VERB", "AUX")
+            and root.tag_ == "VBZ"
+            and any(c.dep_ == "nsubj" for c in root.children)
+        ):
+            return False  # "the pom still targets 17": a verb with its subject, whatever follows it
         after = doc[span.end : span.end + 4]
         if (
             len(after) > 1
@@ -420,7 +446,7 @@ class TechMarker:
             return False  # "the sensor node", "the CI matrix" (not "use yarn": a verb read as a noun)
         if named_or_placed(span, before):
             return used(root)  # "call me Sam", "a consultant from Cairo", but "moved from Ruby to Go"
-        if self._named_for_slot(root):
+        if self._named_for_slot(root, self._category[span.kb_id_]):
             return True  # "everything's on render now", however the tagger read "render"
         if _moved_onto(span, before):
             return True  # "we moved the whole thing to render last sprint"
@@ -432,6 +458,8 @@ class TechMarker:
         describes = (
             root.dep_ in ("amod", "compound", "nmod") and root.head._.tech is None and root.head.i > root.i
         )
+        if root.dep_ == "advmod" and root.pos_ == "ADJ" and root.head.pos_ == "NOUN" and root.head.i > root.i:
+            return False  # "quick rundown": however parsed, an adjective before its noun
         if (
             anchored
             and not describes
@@ -444,6 +472,8 @@ class TechMarker:
             return True  # "switched from pnpm to yarn": misparsed as a verb, but among products
         if _versioned(span):
             return True  # "legacy rails 6 monolith", "go 1.22": a word is not followed by its version
+        if len(span) > 1 and span[-1].lower_ in _TRADE_HEADS:
+            return True  # "Zephyr RTOS on nRF5340": the name with the kind of thing it is
         if root.pos_ in ("VERB", "AUX", "ADP", "DET", "PRON", "CCONJ", "SCONJ", "PART", "ADV"):
             return False
         first = span[0]
@@ -462,6 +492,11 @@ class TechMarker:
         return used(root)
 
 
+# "Tailwind-free", "heroku-specific": said of the product, no statement of using it
+_NOT_USING = frozenset({"free", "less", "specific", "agnostic"})
+_NOUN_ROLES = frozenset(
+    {"nsubj", "nsubjpass", "dobj", "pobj", "attr", "appos", "conj", "compound", "poss", "oprd"}
+)
 # things of a project that are written in a language: "the bot is rust", "our backend is go"
 _BUILT_THINGS = frozenset(
     {"bot", "app", "api", "backend", "frontend", "service", "server", "cli", "tool", "firmware", "game"}
@@ -476,6 +511,22 @@ def _what_it_is_built_in(root: Any) -> bool:
         return False
     subject = next((c for c in head.children if c.dep_ == "nsubj"), None)
     return subject is not None and subject.lemma_.lower() in _BUILT_THINGS
+
+
+_AGAINST = frozenset({"instead", "not", "rather", "vs", "versus", "over"})
+
+
+def _set_against(span: Any, other: Any) -> bool:
+    """Two names of one kind, one set against the other: "bun instead of yarn", "yarn, not npm"."""
+    if span.label_ != other.label_ or span.sent.start != other.sent.start:
+        return False
+    first, second = (span, other) if span.start < other.start else (other, span)
+    between = span.doc[first.end : second.start]
+    return (
+        0 < len(between) <= 4
+        and any(t.lower_ in _AGAINST for t in between)
+        and all(t.is_punct or t.pos_ in ("ADP", "ADV", "PART") or t.lower_ in _AGAINST for t in between)
+    )
 
 
 def _versioned(span: Any) -> bool:
@@ -522,6 +573,8 @@ _TRADE_HEADS = frozenset(
         "service",
         "bot",
         "site",
+        "rtos",
+        "os",
     }
 )
 # what a decimal counts: "go 1.5 hours"

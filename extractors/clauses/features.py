@@ -13,6 +13,7 @@ from extractors.clauses.model import (
     Clause,
     Span,
     Token,
+    describing_a_thing_to_make,
     for_one_time,
     has_subject,
     in_quotes,
@@ -124,8 +125,8 @@ class FeatureReader(WhoReader):
         """How it is said: mood, hedged, planned, reported, standing, conditional, transient."""
         head = clause.head
         lex = self.lex
-        words = [t.lower_ for t in clause.tokens]
-        lemmas = {t.lemma_.lower() for t in clause.tokens}
+        described = describing_a_thing_to_make(clause)
+        lemmas = {t.lemma_.lower() for t in clause.tokens if t.i not in described}
         first = self._first_content(clause)
         clause.mood = self._mood(clause, subject, auxes, first, question_from, sentence)
         # "i play chess online, maybe too much lol": an afterthought past a comma hedges nothing
@@ -140,7 +141,9 @@ class FeatureReader(WhoReader):
         )
         clause.reported = self._reported(clause)
         clause.standing = (
-            bool(lemmas & lex["standing_marker"]) or self._standing_phrase(words) or _stops_doing(clause.head)
+            bool(lemmas & lex["standing_marker"])
+            or self._standing_phrase([t.lower_ for t in clause.tokens if t.i not in described])
+            or _stops_doing(clause.head)
         )
         clause.conditional = (
             any(c.dep_ == "mark" and c.lower_ in _CONDITION_MARKS for c in head.children)

@@ -106,6 +106,18 @@ def keeps_happening(clause: Clause) -> bool:
     return False
 
 
+def describing_a_thing_to_make(clause: Clause) -> set[int]:
+    """Tokens of a relative clause that describes something indefinite: in "write a github action
+    that runs on every merge" the "every" is what the action will do, not how often to write one."""
+    return {
+        t.i
+        for head in clause.tokens
+        if head.dep_ in ("relcl", "acl")
+        and any(d.dep_ == "det" and d.lower_ in ("a", "an") for d in head.head.children)
+        for t in head.subtree
+    }
+
+
 def for_one_time(words: list[str]) -> bool:
     """ "no deploys this friday", "next week": said of one time, not every time (``words`` lowercased)."""
     return any(w in ("this", "next") and nxt in _ONE_TIME for w, nxt in itertools.pairwise(words))

@@ -13,6 +13,7 @@ from extractors.readers.common import (
     checkpoint_of,
     command_fact,
     labeled_purpose,
+    named_not_run,
 )
 from extractors.render import plain
 from extractors.shell import Command
@@ -34,6 +35,8 @@ class CommandReader(ReaderBase):
             before = tokens.doc[tokens.start - 1].lower_ if tokens.start > 0 else ""
             if before in ("not", "no") or any(c.dep_ == "neg" for c in tokens.root.children):
                 continue  # "(not black, we dropped it)": the command named as not used
+            if named_not_run(command, tokens, [span for _, span in commands]):
+                continue  # "the checkout flow", "the `production` remote", "flutter tests: ..."
             governor = next((a for a in tokens.root.ancestors if a.pos_ in ("VERB", "AUX")), None)
             if governor is not None and governor.lemma_.lower() in ("need", "require"):
                 continue  # "the integration ones need docker up first": what must run, not how

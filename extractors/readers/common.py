@@ -10,6 +10,7 @@ from typing import Any
 from extractors.clauses import Clause
 from extractors.lexicon import Lexicon
 from extractors.render import SUBJECT_MARK, third_singular
+from extractors.shell import Command
 from extractors.vocabulary import Vocabulary
 
 Token = Any
@@ -449,3 +450,56 @@ def with_borrowed_subject(clause: Clause, text: str) -> str:
     if head.tag_ in ("VB", "VBP"):  # "... and use NVDA": the borrowed "I" made "{subject} uses"
         text = re.sub(rf"\b{re.escape(head.text)}\b", third_singular(head.lower_), text, count=1, flags=re.I)
     return f"{SUBJECT_MARK} {verb}{text[:1].lower()}{text[1:]}"
+
+
+def named_not_run(command: Command, tokens: Span, spans: list[Span]) -> bool:
+    """A program's name used as a word, not a command: a noun with its article ("the checkout
+    flow", "the `production` git remote"), a label ("flutter tests: flutter test --coverage"), or
+    what another command runs ("composer test runs phpunit", "./gradlew check runs ... detekt")."""
+    doc = tokens.doc
+    before = doc[tokens.start - 1] if tokens.start > 0 else None
+    if before is not None and before.is_punct and before.text in ("`", "'", '"') and tokens.start > 1:
+        before = doc[tokens.start - 2]
+    if (
+        before is not None
+        and before.lower_ in ("the", "a", "an", "our", "my", "this", "that")
+        and not command.arguments
+    ):
+        return True
+    if any(
+        c.dep_ in ("det", "poss", "compound", "amod") and c.i < tokens.start and len(c) > 1  # (not "w")
+        for c in tokens.root.children
+    ):
+        return not command.arguments and not command.quoted
+    after = doc[tokens.end] if tokens.end < len(doc) else None
+    if after is not None and after.text == ":" and not command.quoted:
+        return True
+    if command.arguments or command.quoted:
+        return False
+    others = [span for span in spans if span.start != tokens.start]
+    for verb in tokens.root.ancestors:
+        if verb.pos_ in ("VERB", "AUX"):
+            subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+            return subject is not None and any(s.start <= subject.i < s.end for s in others)
+    return False
+
+
+# the trouble verbs that only ever tell of a failure ("ignore vendor/ always" is a rule)
+BREAKING = frozenset(
+    {"fail", "crash", "hang", "flake", "timeout", "die", "leak", "freeze", "stall", "choke", "explode"}
+)
+# what does not work, said with "not": "types dont resolve in vscode", "jest can't resolve it"
+_WORKS = frozenset(
+    {"resolve", "work", "load", "compile", "build", "start", "run", "connect", "rebuild", "find"}
+)
+
+
+def goes_wrong(verb: Token) -> bool:
+    """A verb telling of a failure: "my widget tests time out", "a form action returns 405", "types
+    dont resolve in vscode"."""
+    lemma = verb.lemma_.lower()
+    if lemma in BREAKING or (lemma == "time" and any(c.lower_ == "out" for c in verb.children)):
+        return True
+    if lemma in _WORKS and any(c.dep_ == "neg" for c in verb.children):
+        return True
+    return lemma == "return" and any(re.fullmatch(r"[45]\d\d", c.text) for c in verb.children)

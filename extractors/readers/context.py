@@ -12,7 +12,16 @@ from typing import Any
 
 from extractors.clauses import QUESTION_WORDS, Clause
 from extractors.folds import guessed_aside
-from extractors.readers.common import DEICTIC, PURPOSE_WORDS, Fact, ReaderBase, Span, Token, joined
+from extractors.readers.common import (
+    DEICTIC,
+    PURPOSE_WORDS,
+    Fact,
+    ReaderBase,
+    Span,
+    Token,
+    goes_wrong,
+    joined,
+)
 from extractors.readers.rules.facts import COMMAND, in_third_person
 from extractors.render import SUBJECT_MARK, sentence, trim
 
@@ -55,6 +64,8 @@ class ContextNotes(ReaderBase):
             return []
         if not self.says_more(sent, facts):
             return []  # the slots say it all
+        if any(goes_wrong(t) for t in sent if t.pos_ in ("VERB", "AUX")):
+            return []  # "the prisma client is generated in a weird place and jest can't resolve it"
         if any(t._.tech is not None and guessed_aside(t, self.lex["hedge"]) for t in sent):
             return []  # "rabbitmq (for now, sqs eventually)": what it adds is a guess
         return [_as_said(tokens, "project", "stack.context")]

@@ -36,6 +36,7 @@ _OPENERS = frozenset(
     | {"my", "name", "name's", "names", "is", "this", "it's"}  # "my name is Chidi, pharmacist in Lagos"
 )
 _MAX_WORDS = 40
+_SAID_AM = frozenset({"im", "i'm", "m", "'m", "am"})
 _ME = frozenset({"me", "about", "myself", "moi", "yo", "ich", "eu", "io"})
 _BREAKS = frozenset({",", "-", "\u2014", "\u2013"})
 _NOT_WHO = frozenset(
@@ -63,6 +64,7 @@ class Introductions(ReaderBase):
         name_here = (
             len(tokens) > start + 3
             and tokens[start].pos_ == "PROPN"
+            and tokens[start].lower_ not in self.lex["occupation_noun"]  # "postdoc here — ...": no name
             and tokens[start + 1].lower_ == "here"
             and tokens[start + 2].text in _BREAKS
         )
@@ -84,9 +86,11 @@ class Introductions(ReaderBase):
             return self._here(tokens[start:])
         if role is None and name_here:
             return [self._name(tokens[0])]  # "Hey, Arjun here — embedded guy, STM32 + FreeRTOS"
+        if role is None and named and not name_first and any(t.lower_ in _SAID_AM for t in tokens[:opened]):
+            return [self._name(tokens[opened])]  # "hi im Kenji, robotics nerd at ...": the name at least
         if role is None or not (first or named):
             return []
-        said_am = any(t.lower_ in ("im", "i'm", "m", "'m", "am") for t in tokens[:start])
+        said_am = any(t.lower_ in _SAID_AM for t in tokens[:start])
         if tokens[start].lower_ in ("a", "an") and not said_am:
             return []  # "a pilot, that's cool": what the other person said they are
         end = _end(tokens, start)
@@ -95,6 +99,8 @@ class Introductions(ReaderBase):
             said = f"{tokens[0].text}, {joined(tokens[start:end]).strip(' ,')}"
         said = in_third_person(said)
         named_here = [self._name(tokens[0])] if name_here or (name_first and named) else []
+        if named and not named_here and said_am and tokens[opened].pos_ == "PROPN":
+            named_here = [self._name(tokens[opened])]  # "hi im Kenji, embedded dev at ..."
         return [
             *named_here,
             Fact(
@@ -223,10 +229,13 @@ class Introductions(ReaderBase):
         """The role a note opens with ("retired maths teacher", "2nd yr mech eng student"), when the
         note has no verb with a subject of its own before it."""
         words: list[Token] = []
-        for token in tokens:
+        occupations = self.lex["occupation_noun"]
+        for n, token in enumerate(tokens):
+            after = tokens[n + 1] if n + 1 < len(tokens) else None
             if token.is_punct or token.lower_ in ("at", "in", "for", "from", "with", "here", "and", "(", "@"):
                 break
-            if token.pos_ in ("VERB", "AUX") and token.tag_ not in ("VBN", "VBG"):
+            trade = after is not None and after.lower_ in occupations  # "embedded dev", tagged a verb
+            if token.pos_ in ("VERB", "AUX") and token.tag_ not in ("VBN", "VBG") and not trade:
                 return None  # a clause: "server keeps crashing"
             words.append(token)  # "salesforce admin", "SAP consultant": a product may name the trade
         if not words or len(words) > 6:
@@ -236,7 +245,6 @@ class Introductions(ReaderBase):
             return None  # "dev-only deps you can just add": a kind of thing, not who one is
         if any(t.text == ":" for t in tokens[len(words) : len(words) + 6]):
             return None  # "local dev for the pipelines: dagster dev ...": a label over a command
-        occupations = self.lex["occupation_noun"]
         head = next((t for t in reversed(words) if t.pos_ in ("NOUN", "PROPN", "ADJ", "X")), None)
         if head is None:
             return None
@@ -259,10 +267,12 @@ def _before_dash(tokens: list[Token]) -> list[Token]:
 
 
 def _end(tokens: list[Token], start: int) -> int:
-    """Where an introduction ends: before "..., need a quote template" (the request after it) or
-    "..., so I'm on the road ..." (why, not who)."""
+    """Where an introduction ends: before "..., need a quote template" (the request after it),
+    "..., so I'm on the road ..." (why, not who) or "here, ..." ("drummer here, ...")."""
     for n in range(start + 1, len(tokens) - 1):
         after = tokens[n + 1]
+        if tokens[n].lower_ == "here" and (after.text in _BREAKS or after.text in (".", "!", "?", ";", ":")):
+            return n  # "drummer here, what metronome app ...": who they are ends at "here"
         if tokens[n].text == "," and (
             (after.pos_ in ("VERB", "AUX") and after.tag_ in ("VB", "VBP", "MD"))
             or after.lower_ in ("so", "because", "cause", "but")

@@ -238,9 +238,37 @@ class StatementReader(RuleReader):
             for c in head.children
         ):
             return False  # "I have to run": this moment's need
+        if head.lemma_ == "be" and any(_where_one_is_now(c) for c in content):
+            return False  # "im at the airport", "im out of ideas": where one is now, not who
+        if head.lemma_ == "have" and any(
+            c.dep_ == "dobj"
+            and any(
+                x.dep_ in ("relcl", "acl") and any(a.dep_ == "aux" and a.lower_ == "to" for a in x.children)
+                for x in c.children
+            )
+            for c in content
+        ):
+            return False  # "now i have 2000 photos to sort": a job to do, not who one is
         if head.lemma_ == "be" and not any(c.dep_ in ("attr", "acomp", "prep") for c in content):
             return clause.about == "implied"
         return True
+
+
+def _where_one_is_now(complement: Token) -> bool:
+    """ "at the airport", "out of ideas": a place or state of the moment (but "at a startup", "at
+    Google", "at the University of Lagos" say where one works or studies)."""
+    if complement.dep_ != "prep":
+        return False
+    if complement.lower_ == "out" and any(c.lower_ == "of" for c in complement.children):
+        return True
+    place = next((c for c in complement.children if c.dep_ == "pobj"), None)
+    return (
+        complement.lower_ == "at"
+        and place is not None
+        and place.pos_ == "NOUN"
+        and any(c.dep_ == "det" and c.lower_ == "the" for c in place.children)
+        and not any(t.pos_ == "PROPN" for t in place.subtree)
+    )
 
 
 _EMPTY_WORDS = frozenset(

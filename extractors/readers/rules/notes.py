@@ -5,7 +5,7 @@ naming: feature/<ticket>-short-desc")."""
 from __future__ import annotations
 
 from extractors.clauses.model import for_one_time
-from extractors.readers.common import DEICTIC, Fact, Span, Token, pieces
+from extractors.readers.common import BREAKING, DEICTIC, Fact, Span, Token, pieces
 from extractors.readers.rules.facts import COMMAND
 from extractors.readers.rules.standing import StandingRules, without_please
 from extractors.render import plain, trim
@@ -56,9 +56,6 @@ _TASKS = frozenset(
 # how a problem is told without its subject: "getting a white screen on android 14 only"
 _UNDERGOING = frozenset({"getting", "seeing", "hitting", "having"})
 # the trouble verbs that only ever tell of a failure ("ignore vendor/ always" is a rule)
-_BREAKING = frozenset(
-    {"fail", "crash", "hang", "flake", "timeout", "die", "leak", "freeze", "stall", "choke", "explode"}
-)
 # failures named by their shorthand: "OOMs", "segfaults"
 _FAILURES = frozenset({"ooms", "oom", "oomed", "segfaults", "segfaulted", "panics", "times-out", "flaky"})
 # days that make a note a one-off ("no deploys today", "no meetings tomorrow pls")
@@ -132,6 +129,8 @@ class NoteRules(StandingRules):
                 at > 0
                 and words[at - 1] not in ("me", "i", "us", "it")
                 and words[at + 1] not in _DESCRIBES  # "not a tech person at all": what one is not
+                # "hospital policy, not negotiable": a word that judges the note, no alternative
+                and not (tokens[at + 1].pos_ == "ADJ" and at + 2 == len(tokens) and not tokens[at + 1]._.tech)
                 and not (tokens[at - 1]._.tech and tokens[at + 1]._.tech)  # "use pnpm, not npm": the stack's
             )
             # ("UTC everywhere" is a way; "rename fetchUsr everywhere" a task)
@@ -171,7 +170,7 @@ class NoteRules(StandingRules):
     def _trouble(self, tokens: list[Token]) -> bool:
         """A problem told in a note's shape: "the second one OOMs on CI only" (the tagger takes the
         verb for a plural noun), "getting a weird white screen on android 14 only"."""
-        troubles = self.lex["trouble_verb"] & _BREAKING
+        troubles = self.lex["trouble_verb"] & BREAKING
         if tokens[0].lower_ in _UNDERGOING:
             return True
         for token, after in zip(tokens, [*tokens[1:], None], strict=True):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from extractors.clauses import PLEASE, Clause
-from extractors.readers.common import DEICTIC, Fact, Span, Token, joined, with_borrowed_subject
+from extractors.readers.common import DEICTIC, Fact, Span, Token, goes_wrong, joined, with_borrowed_subject
 from extractors.readers.rules.facts import in_third_person
 from extractors.readers.rules.notes import NoteRules
 from extractors.readers.rules.standing import contiguous
@@ -49,8 +49,8 @@ class RuleReader(NoteRules):
             return []
         if any(c.dep_ in ("det", "poss") for c in subject.children):
             return []  # "the build can take 10 minutes": this one thing; a permission is said of a kind
-        if {t.lower_ for t in clause.tokens} & {"now", "again", "today", "anymore", "yet"}:
-            return []  # "tests are fine now": how things stand
+        if {t.lower_ for t in clause.tokens} & {"now", "again", "today", "anymore", "yet", "actually"}:
+            return []  # "tests are fine now": how things stand; "peanuts are actually fine": a correction
         if clause.mood != "statement" or clause.negated or clause.hedged or clause.conditional:
             return []
         if clause.reported or clause.planned or clause.transient or clause.tense not in ("present", None):
@@ -272,8 +272,12 @@ class RuleReader(NoteRules):
         )
         if text.endswith("?") or not (_EXCEPTION.search(lowered) or soft):
             return []
-        if _TROUBLE.search(lowered) and not re.search(r"\bexcept|\bexception|\bexclud|\bexempt", lowered):
-            return []  # "getting CORS on edge calls only in prod", "works locally but not in CI, why"
+        if (
+            _TROUBLE.search(lowered)
+            or any(goes_wrong(c.head) for c in clauses)
+            or any(c.mood == "question" for c in clauses)
+        ) and not re.search(r"\bexcept|\bexception|\bexclud|\bexempt", lowered):
+            return []  # "getting CORS on edge calls only in prod", "a form action returns 405 only in prod"
         # ("only exception: next.js pages/ files, they need default exports": "they" are the files)
         labeled = re.match(r"^\W*(?:(?:the\s+)?(?:only|one)\s+)?exception\s*[:\-\u2014]", lowered)
         if not labeled and any(c.reported or c.hedged for c in clauses if c.parent is None):

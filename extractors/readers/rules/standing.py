@@ -6,7 +6,7 @@ and norms about code ("`any` is banned", "branch names have to be ...")."""
 from __future__ import annotations
 
 from extractors.clauses import PLEASE, Clause
-from extractors.clauses.model import in_quotes, keeps_happening
+from extractors.clauses.model import describing_a_thing_to_make, in_quotes, keeps_happening
 from extractors.readers.common import DEICTIC, Fact, Token, checkpoint_of
 from extractors.readers.rules.norms import NormRules
 from extractors.render import SUBJECT_MARK, plain, trim
@@ -216,8 +216,9 @@ class StandingRules(NormRules):
 
     def _standing_imperative(self, clause: Clause, tokens: list[Token]) -> bool:
         words = {t.lower_ for t in tokens}
+        described = describing_a_thing_to_make(clause)
         # "translate 'always use the back entrance' into polish": the words quoted are the task's
-        marked = {t.lower_ for t in tokens if not in_quotes(t)} & {"never", "always"}
+        marked = {t.lower_ for t in tokens if not in_quotes(t) and t.i not in described} & {"never", "always"}
         if (clause.standing and not any(in_quotes(t) for t in tokens)) or marked:
             return True
         if "again" in words and not clause.negated:
@@ -262,8 +263,8 @@ class StandingRules(NormRules):
         signals = (self.lex["answer_word"] - {"me"}) | self.lex["language_name"]
         if self.rule_scope(tokens) == "user" and said_of & signals:
             return True
-        if words & _QUANTIFIERS:
-            return True
+        if {t.lower_ for t in tokens if t.i not in described} & _QUANTIFIERS:
+            return True  # but "write a hook that runs on every push" is one hook, written once
         if clause.head.lemma_.lower() in _VOICE_VERBS and any(
             c.dep_ == "prep" and c.lower_ == "like" for c in clause.head.children
         ):

@@ -18,6 +18,7 @@ from extractors.readers.common import (
     checkpoint_in,
     command_fact,
     labeled_purpose,
+    named_not_run,
     pieces,
     slug,
 )
@@ -141,6 +142,9 @@ class StackReader(NameReader, SettingReader):
             category = "spoken_language"
         inside = [s for s in techs if piece[0].i <= s.start <= piece[-1].i and s.start >= label.end]
         if label.purpose and commands:
+            first = piece.doc.char_span(commands[0].start, commands[0].end, alignment_mode="expand")
+            if first is not None and named_not_run(commands[0], first, []):
+                return []  # "deploy by pushing to the `production` git remote": a name in backticks
             return [command_fact(commands[0].text, label.purpose, None, plain(list(piece)), "commands.label")]
         if category is None and not inside:
             rundown = any(s for s in techs if sent.start <= s.start < sent.end) or any(
@@ -224,8 +228,11 @@ class StackReader(NameReader, SettingReader):
         ):
             purpose = nouns[0].lemma_.lower()  # (but "correction: `./deploy.sh` is deprecated" names none)
         facts = []
+        spans = [piece.doc.char_span(c.start, c.end, alignment_mode="expand") for c in commands]
         for command in after:
             placed = piece.doc.char_span(command.start, command.end, alignment_mode="expand")
+            if placed is not None and named_not_run(command, placed, [s for s in spans if s is not None]):
+                continue  # "php: composer test runs phpunit": what the command runs is no command
             # (the label right before the separator is the piece's own: "e2e tests: npx playwright test")
             given = placed is not None and placed.start - 1 != separator.i
             own = labeled_purpose(piece.doc, placed.start) if given else None

@@ -50,6 +50,16 @@ class NameReader(ProductReader):
                 value = child
         if category is None or value is None or value.i in taken or value._.tech is not None:
             return []
+        if value.lower_ in self.lex["person_noun"] | self.lex["checkpoint"] | self.lex[
+            "project_noun"
+        ] and not any(c.dep_ == "compound" for c in value.children):
+            return []  # "embedded guy at ...", "on PRs we run ...", "fine on the cli": no product's name
+        if (
+            value.is_lower
+            and value.lower_ in self.vocab.labels
+            and not any(c.dep_ == "compound" for c in value.children)
+        ):
+            return []  # "frontend is react 18, server state w/ ...": a slot's own name, not a product
         if value.lower_ in self.lex["branch_name"] and category != "vcs_host":
             return []  # "CI only runs on master": a branch, not where the project is hosted
         if clause.subject is not None and any(c.lower_ == "no" for c in clause.subject.children):

@@ -250,6 +250,8 @@ class ProductReader(SupersededProducts):
             return False
         if span._.version is not None and root.head.i == span.end:
             return False  # "next 14 app router": the parser hung the name on its version
+        if any(t.text == "(" for t in span.doc[span.end : root.head.i]):
+            return False  # "yarn 1 (classic)": the parser hung the name on its aside
         noun = root.head.lemma_.lower()
         if noun in ("version", "runtime", "toolchain", "interpreter", "sdk"):
             return False  # "bumped the Python version to 3.13"
@@ -263,8 +265,8 @@ class ProductReader(SupersededProducts):
         candidates = []
         if compounds:
             candidates.append(" ".join([*(c.lower_ for c in compounds), noun.lower_]))
-            candidates += [c.lower_ for c in compounds]
-        candidates += [noun.lower_, noun.lemma_.lower()]
+        # the noun before what describes it: "our frontend tests" are tests
+        candidates += [noun.lower_, noun.lemma_.lower(), *(c.lower_ for c in compounds)]
         for words in candidates:
             category = self.vocab.category_of_label(words)
             if category is not None and category != "tool":

@@ -1,0 +1,165 @@
+"""Shapes of language learned in round fourteen (bench/RESULTS.md): each test has a case that must be
+read and one that must not; all fail on the round's start (30a2832). A thing to make described by
+what it will do, a note judged rather than ruled, an occupation said with "here", an adjective
+before its noun, "nvm", a verb spelled like a product, a name after a split "im", words of the
+trade where a product's name goes, a product named with its kind, a note cut off by a dash, a
+program's name used as a word, where one is right now, a failure told with "but only", a
+correction that allows, a product named again without its version, a product in a hyphened
+word, a Java stack trace, and a complaint beside a rundown."""
+
+from __future__ import annotations
+
+from extractors import ClauseExtractor
+from tests.test_extraction import facts, texts
+
+
+def keys(extractor: ClauseExtractor, text: str, role: str = "user") -> list[str | None]:
+    return [key for key, _ in facts(extractor, text, role)]
+
+
+def commands(extractor: ClauseExtractor, text: str, role: str = "user") -> list[str]:
+    return [value for key, value in facts(extractor, text, role) if (key or "").endswith("_command")]
+
+
+def test_a_thing_to_make_is_described_by_what_it_will_do(extractor: ClauseExtractor) -> None:
+    # "every" is what the action will do, not how often to write one
+    assert texts(extractor, "can u write a github action that runs the staging one on every merge") == []
+    assert texts(extractor, "write me a husky pre-push hook doing all 3 pls, fail fast") == []
+    assert texts(extractor, "write a test for every new endpoint") == [
+        "S rule: Write a test for every new endpoint."
+    ]
+
+
+def test_a_judgement_of_a_note_is_no_alternative(extractor: ClauseExtractor) -> None:
+    said = "we never log patient identifiers. hospital policy, not negotiable"
+    assert not [t for t in texts(extractor, said) if "negotiable" in t]
+    assert texts(extractor, "tabs, not spaces") == ["S rule: Tabs, not spaces."]
+
+
+def test_an_occupation_said_with_here_is_no_name(extractor: ClauseExtractor) -> None:
+    said = "postdoc here — all our pipelines are snakemake + python 3.10 on the uni slurm cluster"
+    assert ("role", "postdoc") in facts(extractor, said)
+    assert "name" not in keys(extractor, said)
+    assert ("name", "Priya") in facts(extractor, "Priya here — SRE at a bank")
+    assert ("role", "OSS maintainer") in facts(extractor, "OSS maintainer here. what license should i pick")
+
+
+def test_an_adjective_before_its_noun_is_no_product(extractor: ClauseExtractor) -> None:
+    said = "quick rundown before we start: python 3.11, django rest framework, celery"
+    assert "test_framework" not in keys(extractor, said)
+    assert ("background_jobs", "celery") in facts(extractor, said)
+
+
+def test_nvm_opening_a_clause_is_never_mind(extractor: ClauseExtractor) -> None:
+    assert "tool:nvm" not in keys(extractor, "nvm, python 3.12 not 3.11")
+    assert ("python_version", "3.12") in facts(extractor, "nvm, python 3.12 not 3.11")
+    assert "tool:nvm" in keys(extractor, "nvm is how we pin node versions")
+
+
+def test_a_verb_with_its_subject_is_no_product(extractor: ClauseExtractor) -> None:
+    said = "I added 21 to the CI matrix alongside 17; the pom still targets 17 for production."
+    assert "data_orchestration" not in keys(extractor, said, "assistant")
+
+
+def test_a_name_after_a_split_im_is_kept(extractor: ClauseExtractor) -> None:
+    said = "hi im Kenji, embedded dev at a robotics startup in Osaka."
+    found = facts(extractor, said)
+    assert ("name", "Kenji") in found
+    assert ("role", "embedded dev") in found
+    assert ("name", "Kenji") in facts(extractor, "hi im Kenji, embedded guy at a robotics startup in Osaka.")
+
+
+def test_words_of_the_trade_are_no_products_named_in_a_slot(extractor: ClauseExtractor) -> None:
+    assert "backend_framework" not in keys(extractor, "hi im Kenji, embedded guy at a robotics startup")
+    assert "hosting" not in keys(extractor, "On PRs we run `dotnet test --filter Category!=Integration`")
+    rundown = "frontend is react 18 + typescript + vite, server state w/ tanstack query"
+    assert ("frontend_framework", "state") not in facts(extractor, rundown)
+    said = "Please be advised that our ERP integrations run on SAP Integration Suite rather than PI/PO."
+    assert ("hosting", "SAP Integration Suite") in facts(extractor, said)
+
+
+def test_a_product_named_with_its_kind(extractor: ClauseExtractor) -> None:
+    found = facts(extractor, "Zephyr RTOS on nRF5340, build is `west build -b nrf5340dk`.")
+    assert ("platform:zephyr", "Zephyr RTOS") in found
+    assert ("hardware:nrf53", "nRF5340") in found
+
+
+def test_a_note_before_a_dash_and_i_is_a_sentence_of_its_own(extractor: ClauseExtractor) -> None:
+    assert ("python_version", "3.12") in facts(extractor, "python 3.12 not 3.11 — I checked the Dockerfile")
+    # a limit before the dash stays with what follows
+    said = "except on weekends — I'm fine with longer detailed answers when I'm not at work"
+    assert any(
+        "exception (on weekends)" in t and "longer detailed answers" in t for t in texts(extractor, said)
+    )
+
+
+def test_a_programs_name_used_as_a_word_is_no_command(extractor: ClauseExtractor) -> None:
+    said = "e2e tests are `npx playwright test --project=chromium`. one test is flaky on the checkout flow"
+    assert commands(extractor, said) == ["npx playwright test --project=chromium"]
+    assert commands(extractor, "deploy by pushing to the `production` git remote.") == []
+    php = "php side: composer test runs phpunit, composer stan runs phpstan (level 8)."
+    assert "phpunit" not in commands(extractor, php)
+    gradle = "./gradlew check runs everything incl detekt + ktlint, ./gradlew assembleRelease builds the apk."
+    assert not [c for c in commands(extractor, gradle) if "detekt" in c]
+    assert "flutter tests" not in commands(
+        extractor, "flutter tests: flutter test --coverage for unit/widget"
+    )
+    assert commands(extractor, "testing w jest.") == ["jest"]
+
+
+def test_where_one_is_right_now_is_no_fact(extractor: ClauseExtractor) -> None:
+    assert texts(extractor, "im at the airport, flight delayed 3 hours. recommend a podcast?") == []
+    assert texts(extractor, "trying to plan meals for the week and im out of ideas") == []
+    assert texts(extractor, "now i have 2000 photos to sort, whats a good workflow") == []
+    assert texts(extractor, "I'm at a startup in Berlin") == ["S is at a startup in Berlin."]
+
+
+def test_a_failure_said_with_but_only_is_no_exception(extractor: ClauseExtractor) -> None:
+    for said in (
+        "a form action returns 405 but only in prod, local is fine",
+        "types from one of the workspace packages just dont resolve in vscode, tsc on cli is fine tho",
+        "works on my linux laptop but on mac the port name differs, what is it usually",
+    ):
+        assert not [t for t in texts(extractor, said) if "exception" in t], said
+    assert any("exception (for hotfixes)" in t for t in texts(extractor, "but for hotfixes we still squash"))
+
+
+def test_a_correction_that_allows_is_no_permission(extractor: ClauseExtractor) -> None:
+    said = "sorry, typo earlier — the allergy is to tree nuts, not peanuts. peanuts are actually fine"
+    assert not [t for t in texts(extractor, said) if "rule:" in t]
+    assert texts(extractor, "emojis are fine in slack drafts") == ["S rule: Emojis are fine in slack drafts."]
+
+
+def test_a_product_named_again_without_its_version(extractor: ClauseExtractor) -> None:
+    said = (
+        "The session store now uses Redis 7 via ioredis instead of the in-memory store. REDIS_URL is read "
+        "from the environment, and I added a redis service to docker-compose.yml for local dev."
+    )
+    found = facts(extractor, said, "assistant")
+    assert ("cache", "Redis 7") in found
+    assert ("cache", "redis") not in found
+    assert ("home_city", "Dubai") in facts(extractor, "I am from Kerala, living in Dubai since 2019.")
+
+
+def test_a_product_in_a_hyphened_word_of_kind(extractor: ClauseExtractor) -> None:
+    said = "we moved off heroku to render last month, so ignore anything heroku-specific."
+    assert ("hosting", "heroku") not in facts(extractor, said)
+    assert ("hosting", "render") in facts(extractor, said)
+    assert ("container_tool", "docker") in facts(extractor, "docker-based builds, on k8s")
+
+
+def test_a_java_stack_trace_is_a_paste(extractor: ClauseExtractor) -> None:
+    trace = (
+        'java.lang.NullPointerException: Cannot invoke "String.length()" because "name" is null '
+        "\tat com.acme.pay.Validator.check(Validator.java:42) what's going on here"
+    )
+    assert texts(extractor, trace) == []
+
+
+def test_a_complaint_beside_a_rundown_is_no_note(extractor: ClauseExtractor) -> None:
+    said = (
+        "node 20, express, prisma w/ postgres, jest. "
+        "the prisma client is generated in a weird place and jest can't resolve it"
+    )
+    assert not [t for t in texts(extractor, said) if "weird place" in t]
+    assert ("database", "postgres") in facts(extractor, said)
