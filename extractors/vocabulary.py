@@ -287,8 +287,13 @@ class TechMarker:
         # sentences that name a product unambiguously lend the ambiguous names in them some trust
         anchors = [span for span in found if not self._is_ambiguous(span)]
         # two names of one kind set against each other vouch for each other: "bun now instead of yarn"
+        # (of the project's stack only: "assume fish not bash" is the user's own, read as a rule)
         paired = [
-            s for s in found if s not in anchors and any(_set_against(s, o) for o in found if o is not s)
+            s
+            for s in found
+            if s not in anchors
+            and self.vocabulary.slot(s.label_).scope == "project"
+            and any(_set_against(s, o) for o in found if o is not s)
         ]
         products = {i for span in found for i in range(span.start, span.end)}
         spans = [
@@ -520,6 +525,8 @@ def _set_against(span: Any, other: Any) -> bool:
     """Two names of one kind, one set against the other: "bun instead of yarn", "yarn, not npm"."""
     if span.label_ != other.label_ or span.sent.start != other.sent.start:
         return False
+    if span.root.pos_ in ("VERB", "AUX") or other.root.pos_ in ("VERB", "AUX"):
+        return False  # ("built w cabal not stack": read as a verb, the sentence turns on it)
     first, second = (span, other) if span.start < other.start else (other, span)
     between = span.doc[first.end : second.start]
     return (

@@ -9,12 +9,16 @@ word, a Java stack trace, and a complaint beside a rundown."""
 
 from __future__ import annotations
 
-from extractors import ClauseExtractor
+from extractors import ClauseExtractor, Turn
 from tests.test_extraction import facts, texts
 
 
 def keys(extractor: ClauseExtractor, text: str, role: str = "user") -> list[str | None]:
     return [key for key, _ in facts(extractor, text, role)]
+
+
+def scopes(extractor: ClauseExtractor, text: str) -> list[str]:
+    return [c.scope_level for c in extractor.extract([Turn("user", text, 0)])]
 
 
 def commands(extractor: ClauseExtractor, text: str, role: str = "user") -> list[str]:
@@ -163,3 +167,71 @@ def test_a_complaint_beside_a_rundown_is_no_note(extractor: ClauseExtractor) -> 
     )
     assert not [t for t in texts(extractor, said) if "weird place" in t]
     assert ("database", "postgres") in facts(extractor, said)
+
+
+def test_a_statement_told_before_a_question_is_still_told(extractor: ClauseExtractor) -> None:
+    said = (
+        "moved from Chicago to Austin over the weekend, what's the deal with texas drivers license transfer"
+    )
+    assert ("home_city", "Austin") in facts(extractor, said)
+    nick = "hi! i'm Oluwaseun but everyone calls me Seun, can you help me plan a budget for the month"
+    assert ("nickname", "Seun") in facts(extractor, nick)
+    assert texts(extractor, "when i run the tests, why does jest hang") == []
+
+
+def test_a_pet_one_got_is_an_episode(extractor: ClauseExtractor) -> None:
+    assert texts(extractor, "We got a cat last week.") == ["S got a cat last week."]
+    assert texts(extractor, "we got a new laptop last week") == []
+
+
+def test_a_product_before_its_aside_is_still_used(extractor: ClauseExtractor) -> None:
+    said = "we use yarn 1 (classic) for the monorepo, don't ask"
+    assert ("package_manager", "yarn 1") in facts(extractor, said)
+    sql = "SELECT user_id, count() FROM events WHERE ts > now() - INTERVAL 7 DAY GROUP BY user_id"
+    assert facts(extractor, sql) == []
+
+
+def test_a_slots_own_word_then_its_product(extractor: ClauseExtractor) -> None:
+    assert ("test_framework", "jest") in facts(extractor, "our frontend tests are in jest, 400ish of them")
+    assert facts(extractor, "the joke is in jest") == []
+
+
+def test_two_names_of_one_kind_set_against_each_other(extractor: ClauseExtractor) -> None:
+    found = facts(extractor, "we switched package managers, it's bun now instead of yarn.")
+    assert ("package_manager", "bun") in found
+    # the user's own shell stays a rule, and a verb is no name
+    said = "when u give me shell commands assume fish not bash"
+    assert any("assume fish not bash" in t for t in texts(extractor, said))
+    assert ("backend_framework", "servant") in facts(
+        extractor, "haskell thing, built w cabal not stack, servant for the web api."
+    )
+
+
+def test_the_reason_after_a_rule_does_not_decide_whose_it_is(extractor: ClauseExtractor) -> None:
+    said = "pls no emojis in your replies, I paste them into work docs"
+    assert [t for t in texts(extractor, said) if "emojis" in t] == ["S rule: No emojis in your replies."]
+    assert scopes(extractor, said) == ["user"]
+    assert scopes(extractor, "no emojis in commit messages") == ["project"]
+
+
+def test_food_rules_are_the_users(extractor: ClauseExtractor) -> None:
+    assert scopes(
+        extractor, "severe peanut allergy here so please flag anything w peanuts or peanut oil."
+    ) == ["user"]
+    assert "user" in scopes(extractor, "i'm celiac so gluten free everything.")
+    assert "project" in scopes(extractor, "never log eggs in prod")
+
+
+def test_a_system_package_manager_is_no_javascript_one(extractor: ClauseExtractor) -> None:
+    assert ("system_package_manager:apt", "apt") in facts(
+        extractor, "the Dockerfile uses apt to install libpq"
+    )
+    assert ("package_manager", "pnpm") in facts(extractor, "we use pnpm")
+
+
+def test_a_flaky_run_or_a_wait_is_no_fact(extractor: ClauseExtractor) -> None:
+    said = "our e2e suite: npx playwright test --project=chromium. flaky on CI only."
+    assert facts(extractor, said) == [("e2e_command", "npx playwright test --project=chromium")]
+    assert (
+        texts(extractor, "im at the airport waiting to board, quick: how do i undo my last git commit") == []
+    )

@@ -84,7 +84,14 @@ class ClauseReader(FeatureReader):
             parent = clause.parent
             if parent is not None and parent.mood == "question" and clause.head.dep_ == "advcl":
                 marks = {c.lower_ for c in clause.head.children if c.dep_ == "mark"}
-                if not marks & {"since", "because", "as", "cause", "cuz", "coz"}:
+                # ("moved to Austin last week, what's the deal with ...", "everyone calls me Seun, can
+                # you help ...": told before the question, with no "when" or "if", and asking nothing)
+                told_before = (
+                    not marks
+                    and clause.end <= parent.start
+                    and (clause.head.tag_ == "VBD" or clause.subject is not None)
+                )
+                if not marks & {"since", "because", "as", "cause", "cuz", "coz"} and not told_before:
                     clause.mood = "question"
         return ordered
 

@@ -104,6 +104,11 @@ class EventReader(StackReader):
                 c.dep_ == "dobj" and c.lemma_.lower() in self.lex["life_event_noun"] for c in head.children
             )
         )
+        # "we got a cat last week": a pet one got is one adopted
+        eventful = eventful or (
+            lemma == "get"
+            and any(c.dep_ == "dobj" and c.lemma_.lower() in self.lex["pet_noun"] for c in head.children)
+        )
         eventful = eventful or self._earned(clause, bool(when))
         coding = any(t.like_url or "/" in t.text or "`" in t.text for t in clause.tokens)
         direct_tech = any(t._.tech and (t.head.i == head.i or t.head.head.i == head.i) for t in clause.tokens)

@@ -183,6 +183,8 @@ class StatementReader(RuleReader):
         head = clause.head
         if head.lower_ in lex["transient_adjective"] or head.lemma_.lower() in lex["transient_adjective"]:
             return False  # "so sorry for typos"
+        if head.tag_ == "VBG" and head.lemma_.lower() in ("wait", "sit", "stand", "queue"):
+            return False  # "im at the airport waiting to board": this moment
         if head.lower_ in ("same", "ditto", "likewise"):
             return False  # "same for sign out": what was said before, of something else
         if keeps_happening(clause):

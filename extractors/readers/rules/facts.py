@@ -91,8 +91,26 @@ def _of_artifacts(token: Token) -> bool:
             "indent",  # "style: 2 spaces indent, single quotes": the code's
             "semicolons",
         )
-        for t in token.sent
+        for t in _segment(token)
     )
+
+
+def _segment(token: Token) -> list[Token]:
+    """The words of the sentence around ``token`` up to a clause of its own after a comma: "no emojis
+    in your replies, I paste them into work docs" says where they go as a reason apart."""
+    sent = token.sent
+    doc = sent.doc
+
+    def opens_a_clause(t: Token) -> bool:
+        return t.text in _SEGMENT_BREAKS and t.i + 1 < sent.end and doc[t.i + 1].lower_ in _CLAUSE_OPENERS
+
+    start = next((t.i + 1 for t in reversed(doc[sent.start : token.i]) if opens_a_clause(t)), sent.start)
+    end = next((t.i for t in doc[token.i : sent.end] if opens_a_clause(t)), sent.end)
+    return list(doc[start:end])
+
+
+_SEGMENT_BREAKS = frozenset({",", ";", "\u2014", "\u2013"})
+_CLAUSE_OPENERS = frozenset({"i", "we", "they", "it", "because", "cause", "since", "as", "so"})
 
 
 # verbs of what an answer says ("cite papers when u mention methods", "give units with numbers")

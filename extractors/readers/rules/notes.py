@@ -131,7 +131,12 @@ class NoteRules(StandingRules):
                 and words[at + 1] not in _DESCRIBES  # "not a tech person at all": what one is not
                 # "hospital policy, not negotiable": a word that judges the note, no alternative
                 and not (tokens[at + 1].pos_ == "ADJ" and at + 2 == len(tokens) and not tokens[at + 1]._.tech)
-                and not (tokens[at - 1]._.tech and tokens[at + 1]._.tech)  # "use pnpm, not npm": the stack's
+                # "use pnpm, not npm": the stack's (but "assume fish not bash": the user's own shell)
+                and not (
+                    tokens[at - 1]._.tech
+                    and tokens[at + 1]._.tech
+                    and self.vocab.slot(tokens[at - 1]._.tech).scope == "project"
+                )
             )
             # ("UTC everywhere" is a way; "rename fetchUsr everywhere" a task)
             everywhere = "everywhere" in words and not any(t.pos_ == "VERB" for t in tokens)
@@ -178,8 +183,8 @@ class NoteRules(StandingRules):
             if after is not None and lower in ("times", "timed") and after.lower_ == "out":
                 return True
             stem = lower[:-2] if lower.endswith("es") else lower[:-1] if lower.endswith("s") else lower
-            if token.i > tokens[0].i and (stem in troubles or lower in troubles or lower in _FAILURES):
-                return True
+            if lower in _FAILURES or (token.i > tokens[0].i and (stem in troubles or lower in troubles)):
+                return True  # ("flaky on CI only": a failure's shorthand opens the note too)
         return False
 
     def _convention(self, tokens: list[Token]) -> bool:

@@ -250,7 +250,12 @@ class ProductReader(SupersededProducts):
             return False
         if span._.version is not None and root.head.i == span.end:
             return False  # "next 14 app router": the parser hung the name on its version
-        if any(t.text == "(" for t in span.doc[span.end : root.head.i]):
+        opening = span.end + (1 if span._.version is not None else 0)
+        if (
+            opening < root.head.i
+            and span.doc[opening].text == "("
+            and ")" not in {t.text for t in span.doc[opening : root.head.i]}
+        ):
             return False  # "yarn 1 (classic)": the parser hung the name on its aside
         noun = root.head.lemma_.lower()
         if noun in ("version", "runtime", "toolchain", "interpreter", "sdk"):
