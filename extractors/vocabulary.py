@@ -309,6 +309,16 @@ class TechMarker:
             spans += [
                 s for s in found if s not in spans and self._plausible(s, anchored_by(s, lent), products)
             ]
+        # "composer stan", "npm run lint": a script a build tool runs is named after it, not the product
+        spans = [
+            s
+            for s in spans
+            if not (
+                self._ambiguous[s.kb_id_]
+                and s.text.islower()
+                and any(o.end == s.start and o.label_ in _SCRIPT_RUNNERS for o in spans)
+            )
+        ]
         # "node:test", "react/jsx-runtime": a module of the product, named as a path, not the product
         spans = [
             s
@@ -518,6 +528,7 @@ def _what_it_is_built_in(root: Any) -> bool:
     return subject is not None and subject.lemma_.lower() in _BUILT_THINGS
 
 
+_SCRIPT_RUNNERS = frozenset({"build_tool", "package_manager"})
 _AGAINST = frozenset({"instead", "not", "rather", "vs", "versus", "over"})
 
 

@@ -235,3 +235,40 @@ def test_a_flaky_run_or_a_wait_is_no_fact(extractor: ClauseExtractor) -> None:
     assert (
         texts(extractor, "im at the airport waiting to board, quick: how do i undo my last git commit") == []
     )
+
+
+def test_a_label_carried_past_a_comma_renames_no_product(extractor: ClauseExtractor) -> None:
+    found = facts(extractor, "backend is supabase (auth + postgres), pnpm + vitest")
+    assert ("package_manager", "pnpm") in found
+    assert ("test_framework", "vitest") in found
+    assert ("message_queue", "dramatiq and redis") in facts(extractor, "queue: dramatiq + redis")
+
+
+def test_a_script_a_build_tool_runs_is_no_product(extractor: ClauseExtractor) -> None:
+    said = "php side: composer test runs phpunit, composer stan runs phpstan (level 8)."
+    assert not [k for k in keys(extractor, said) if (k or "").startswith("ml_framework")]
+    assert ("type_checker", "phpstan") in facts(extractor, said)
+
+
+def test_a_word_of_the_trade_is_no_coined_product(extractor: ClauseExtractor) -> None:
+    assert keys(extractor, "bumped all services to node 22, dockerfiles + .nvmrc updated") == ["node_version"]
+    assert "tool:saas" not in keys(extractor, "Lena, solo founder, Berlin. SaaS for dentists. Remix + prisma")
+    assert "library:esp_hal" in keys(extractor, "loom + gradle, esp-hal")
+
+
+def test_one_answer_asked_in_a_shape_is_no_rule(extractor: ClauseExtractor) -> None:
+    assert texts(extractor, "summarize the meeting notes in 3 bullets") == []
+    assert texts(extractor, "explain the difference between tcp and udp in two sentences") == []
+    assert texts(extractor, "summarize things in bullets") == ["S rule: Summarize things in bullets."]
+
+
+def test_a_want_said_for_every_time_is_a_preference(extractor: ClauseExtractor) -> None:
+    said = "flying MAN to JFK in june, I always want a window seat, which side has the better view?"
+    assert [v for _, v in facts(extractor, said)] == ["a window seat"]
+    assert texts(extractor, "I want a window seat on this flight") == []
+
+
+def test_a_bare_participle_is_what_is_under_way(extractor: ClauseExtractor) -> None:
+    said = "i'm a high school physics teacher in Nairobi, making a lesson on projectile motion for form 3"
+    assert not [t for t in texts(extractor, said) if "lesson" in t]
+    assert ("role", "high school physics teacher") in facts(extractor, said)

@@ -113,6 +113,9 @@ class StatementReader(RuleReader):
         if clause.negated and not negative_ok:
             return False
         progressive_ok = lemma in ("live", "work", "learn", "study", "train", "volunteer")
+        bare_participle = head.tag_ == "VBG" and not any(c.dep_ in ("aux", "auxpass") for c in head.children)
+        if bare_participle and not progressive_ok:
+            return False  # "flying MAN to JFK in june", "making a lesson on ...": what is under way now
         career = (
             clause.tense == "past"
             and lemma == "be"

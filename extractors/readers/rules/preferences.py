@@ -108,8 +108,12 @@ class RuleReader(NoteRules):
             or clause.negated
         ):
             return []
-        if head.lemma_.lower() in ("like", "love", "want", "need") and not self._shapes_output(clause):
-            return []
+        if (
+            head.lemma_.lower() in ("like", "love", "want", "need")
+            and not self._shapes_output(clause)
+            and not (clause.standing and head.lemma_.lower() in ("want", "need"))
+        ):
+            return []  # (but "I always want a window seat": a want said for every time is a preference)
         wished = next((c for c in head.children if c.dep_ == "dobj"), None)
         if (
             (clause.modal in ("'d", "d", "would", "would-prefer") or _a_thing_to_make(head, wished))
@@ -121,13 +125,24 @@ class RuleReader(NoteRules):
         xcomp = any(c.dep_ == "xcomp" and c.pos_ == "VERB" for c in head.children)
         if clause.tense == "future" or (xcomp and head.lemma_ != "prefer"):
             return []
-        obj = [t for t in contiguous(clause) if t.i > head.i]
+        said = contiguous(clause)
+        # "I always want a window seat, which side has the better view?": the question is not the want
+        asked = next(
+            (
+                t.i
+                for t in said
+                if t.text == "," and t.i + 1 < len(t.doc) and t.doc[t.i + 1].lower_ in _ASKING
+            ),
+            None,
+        )
+        said = [t for t in said if asked is None or t.i < asked]
+        obj = [t for t in said if t.i > head.i]
         if not obj:
             return []
         value = plain(obj)
         scope = "user" if clause.about == "speaker" else "project"
         key, slot_value = self.rule_slot(obj, "user")
-        text = with_borrowed_subject(clause, third_person(trim(contiguous(clause)), clause.subject))
+        text = with_borrowed_subject(clause, third_person(trim(said), clause.subject))
         if key in ("indentation", "response_length") and slot_value is not None:
             text = self.slot_text(key, slot_value, text)
             value = slot_value
@@ -327,6 +342,7 @@ _TROUBLE = re.compile(
     r"\b(?:why|getting|error|errors|bug|broken|fails?|failing|(?:doesn'?t|does\s+not|won'?t|isn'?t)\s+work\w*)\b"
 )
 _REPLY = frozenset({"reply", "answer", "respond", "write", "talk", "speak"})
+_ASKING = frozenset({"which", "what", "whats", "how", "why", "where", "who", "any"})
 
 
 def _wished(clause: Clause) -> list[Token]:

@@ -260,6 +260,11 @@ class StandingRules(NormRules):
             return True
         # "keep answers short" is a standing wish; "explain how hooks work" asks for one answer
         said_of = {t.lower_ for t in tokens if t.i != clause.head.i}
+        if clause.head.lemma_.lower() in _ONE_ANSWER and any(
+            c.dep_ == "dobj" and c.lemma_.lower() not in self.lex["answer_word"] and _a_given_thing(c)
+            for c in clause.head.children
+        ):
+            return False  # "Explain the CAP theorem in 3 sentences": this answer's topic, and its length
         signals = (self.lex["answer_word"] - {"me"}) | self.lex["language_name"]
         if self.rule_scope(tokens) == "user" and said_of & signals:
             return True
@@ -283,6 +288,18 @@ class StandingRules(NormRules):
 _WHOLE = frozenset(
     {"codebase", "repo", "repository", "project", "monorepo", "team", "company", "org", "workspace"}
 )
+
+
+# what asks for one answer on a topic it names
+_ONE_ANSWER = frozenset({"explain", "summarize", "summarise", "describe", "compare", "define", "outline"})
+
+
+def _a_given_thing(noun: Token) -> bool:
+    """ "the CAP theorem", "Kafka", "my options": a topic named, not things in general."""
+    return noun.pos_ == "PROPN" or any(
+        d.dep_ in ("det", "poss") and d.lower_ in ("the", "this", "that", "these", "those", "my", "our")
+        for d in noun.children
+    )
 
 
 def _rework(clause: Clause) -> bool:

@@ -65,6 +65,7 @@ class StackReader(NameReader, SettingReader):
         carried: str | None = None  # "languages: pt-br native, english fluent": the label goes on
         items = list(pieces(sent))
         taken = -1  # the last token a personal label's value took
+        chained = False  # the items since the label's own are joined to it by "+"
         for number, piece in enumerate(items):
             if question_from is not None and piece[-1].i >= question_from:
                 continue
@@ -90,9 +91,11 @@ class StackReader(NameReader, SettingReader):
                 continue
             if not self._is_item(piece):
                 continue
+            before = piece.doc[piece.start - 1] if piece.start > 0 else None
+            chained = chained and before is not None and before.text in ("+", "&")
             if label.category is not None and not label.carried and label.end > piece[0].i:
-                carried = label.category
-            facts += self._item(sent, piece, techs, piece_commands, clauses, label)
+                carried, chained = label.category, True
+            facts += self._item(sent, piece, techs, piece_commands, clauses, label, joined=chained)
         return facts
 
     def _is_item(self, piece: Span) -> bool:
@@ -135,8 +138,11 @@ class StackReader(NameReader, SettingReader):
         commands: list[Command],
         clauses: tuple[Clause, ...],
         label: _Label,
+        joined: bool = False,
     ) -> list[Fact]:
-        """The facts of one item: a command under its purpose, a value under its label, products."""
+        """The facts of one item: a command under its purpose, a value under its label, products.
+        ``joined``: the item goes on, after a "+", from the one its label was said in ("queue:
+        dramatiq + redis"), not from a later item ("backend is supabase, pnpm + vitest")."""
         category = label.category
         if category == "language" and any(t.lower_ in self.lex["language_name"] for t in piece):
             category = "spoken_language"
@@ -158,10 +164,18 @@ class StackReader(NameReader, SettingReader):
             if not inside or person:
                 # "kids: Leo (9) and Ava (6)": under a label of one's life a name is no product
                 return self._bare_labeled(category, piece, label)
-            if not any(s.label_ == category for s in inside) and category != "tool":
-                # "queue: dramatiq + redis" names products of other kinds under the label's slot
+            if (
+                not any(s.label_ == category for s in inside)
+                and category != "tool"
+                and (not label.carried or joined)
+            ):
+                # "queue: dramatiq + redis" names products of other kinds under the label's slot (up to
+                # an aside: "backend is supabase (auth + postgres)"; a label carried on from an item
+                # before names no products of the items after it: "..., pnpm + vitest")
+                stop = next((t.i for t in piece if t.i >= label.end and t.text in ("(", ";")), piece.end)
                 for span in inside:
-                    span.label_ = category
+                    if span.start < stop:
+                        span.label_ = category
         own = category is not None and self.vocab.slot(category).scope == "user"
         pseudo = Clause(
             head=piece[0],

@@ -131,6 +131,14 @@ class NameReader(ProductReader):
             return []
         if any(_SOURCE_FILE.search(t.text) for t in name):
             return []  # "foo.test.ts": a file, not a product
+        trade = (
+            self.lex["code_noun"]
+            | self.lex["project_noun"]
+            | self.lex["work_noun"]
+            | self.lex["business_noun"]
+        )
+        if any(t.lower_ in trade or t.lemma_.lower() in trade for t in name):
+            return []  # "dockerfiles + .nvmrc updated", "(auth + postgres)", "SaaS for dentists": no names
         if name[0].text[:1] in "~<>≈" or name[0].like_num or name[0].text[:1].isdigit():
             return []  # "~400k LOC", "3 repos": a count, not a name
         if any(re.fullmatch(r"[a-z]+(?:_[a-z0-9]+)+", t.text) for t in name):
