@@ -37,6 +37,7 @@ from extractors.owners import (
 )
 from extractors.qualifiers import load_qualifiers
 from extractors.readers import Fact, Readers
+from extractors.readers.common import goes_wrong
 from extractors.register import run_on_cut, spoken_in_full
 from extractors.render import SUBJECT_MARK
 from extractors.shell import Command, load_shell
@@ -439,7 +440,8 @@ class ClauseExtractor:
             t.i for command, span in commands if command.text in used or command.quoted for t in span
         }
         facts += readers.renamed(clause)  # "we renamed master -> main"
-        if readers.states_stack(clause):
+        failing = clause.mood == "statement" and goes_wrong(clause.head)
+        if readers.states_stack(clause) and not failing:  # ("postgres choked on the volume")
             facts += readers.setting(clause)  # "our default branch is master"
             facts += readers.stack(clause, [s for s in techs if s.start not in in_commands])
             facts += readers.named_in_slot(clause, in_commands | {f.anchor for f in facts})
@@ -459,7 +461,13 @@ class ClauseExtractor:
         framed = readers.framed(clause, hits, turn.role) or readers.referent_name(clause)
         facts += framed
         if not facts or all(f.key in ("employer", "home_city", "hometown") for f in facts):
-            told = readers.outcome(clause) or readers.episode(clause, turn.role) or readers.personal(clause)
+            # ("locally i just do dbt run -s model_name": how the project runs a command, no life)
+            ran = any(clause.has(span.root) for _, span in commands)
+            told = (
+                readers.outcome(clause)
+                or readers.episode(clause, turn.role)
+                or ([] if ran else readers.personal(clause))
+            )
             facts += [f for f in told if _adds_to(f, facts)]
         elif framed and clause.tense == "past":
             # "my son Haruto turned 3 yesterday": the name and the day

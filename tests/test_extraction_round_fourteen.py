@@ -272,3 +272,59 @@ def test_a_bare_participle_is_what_is_under_way(extractor: ClauseExtractor) -> N
     said = "i'm a high school physics teacher in Nairobi, making a lesson on projectile motion for form 3"
     assert not [t for t in texts(extractor, said) if "lesson" in t]
     assert ("role", "high school physics teacher") in facts(extractor, said)
+
+
+def test_an_exception_word_is_a_whole_word(extractor: ClauseExtractor) -> None:
+    said = "butter in baking is ok tho, tiny amounts don't bother me"
+    assert any(t.startswith("S exception (tiny amounts): Butter in baking") for t in texts(extractor, said))
+
+
+def test_a_program_talked_about_is_no_command(extractor: ClauseExtractor) -> None:
+    said = "tests = bundle exec rspec. rspec is slow af on my m1"
+    assert commands(extractor, said) == ["bundle exec rspec"]
+    assert not [t for t in texts(extractor, said) if "slow" in t]
+
+
+def test_moving_into_a_field_is_no_move_of_home(extractor: ClauseExtractor) -> None:
+    assert "home_city" not in keys(extractor, "i'm a teacher moving into data analysis")
+    assert ("home_city", "Austin") in facts(extractor, "I moved to Austin last month")
+
+
+def test_a_command_one_runs_is_the_projects(extractor: ClauseExtractor) -> None:
+    said = "how do i run just one test?? normally i do cargo nextest run for everything and it takes ages"
+    assert scopes(extractor, said) == ["project"]
+
+
+def test_what_one_is_not_and_what_one_used_to_do(extractor: ClauseExtractor) -> None:
+    said = "hey, Priyanka here — PM at a fintech in Bangalore. not a dev so pls no jargon"
+    assert "role" not in keys(extractor, said)
+    assert texts(extractor, "used to do crossfit") == []
+    assert texts(extractor, "i play the violin") == ["S plays the violin."]
+
+
+def test_ignoring_what_was_said_is_about_the_talk(extractor: ClauseExtractor) -> None:
+    said = (
+        "we rewrote the app in flutter, RN is gone as of v3.0. so ignore anything i said about metro bundler"
+    )
+    assert not [t for t in texts(extractor, said) if "rule:" in t]
+    assert texts(extractor, "ignore the vendor folder when you grep") == [
+        "S rule: Ignore the vendor folder when you grep."
+    ]
+
+
+def test_a_product_in_a_quoted_message_is_no_stack(extractor: ClauseExtractor) -> None:
+    said = "the build step is failing ONLY in CI with 'JavaScript heap out of memory' and i dont know why"
+    assert "language:javascript" not in keys(extractor, said)
+
+
+def test_a_command_an_agent_replaced_is_gone(extractor: ClauseExtractor) -> None:
+    said = (
+        "I've migrated linting and formatting from ESLint + Prettier to Biome. `npx biome check .` now "
+        "replaces both `npm run lint` and `npm run format`; I removed the old configs."
+    )
+    assert commands(extractor, said, "assistant") == ["npx biome check ."]
+
+
+def test_what_a_failure_lacks_is_no_rule(extractor: ClauseExtractor) -> None:
+    assert texts(extractor, "the queue worker keeps dying silently overnight, no logs") == []
+    assert texts(extractor, "no logs in prod") == ["S rule: No logs in prod."]

@@ -476,6 +476,8 @@ def named_not_run(command: Command, tokens: Span, spans: list[Span]) -> bool:
         return True
     if command.arguments or command.quoted:
         return False
+    if tokens.root.dep_ in ("nsubj", "nsubjpass"):
+        return True  # "rspec is slow af on my m1": the program talked about, not run
     others = [span for span in spans if span.start != tokens.start]
     for verb in tokens.root.ancestors:
         if verb.pos_ in ("VERB", "AUX"):
@@ -486,7 +488,20 @@ def named_not_run(command: Command, tokens: Span, spans: list[Span]) -> bool:
 
 # the trouble verbs that only ever tell of a failure ("ignore vendor/ always" is a rule)
 BREAKING = frozenset(
-    {"fail", "crash", "hang", "flake", "timeout", "die", "leak", "freeze", "stall", "choke", "explode"}
+    {
+        "fail",
+        "crash",
+        "hang",
+        "flake",
+        "timeout",
+        "die",
+        "leak",
+        "freeze",
+        "stall",
+        "choke",
+        "explode",
+        "spike",
+    }
 )
 # what does not work, said with "not": "types dont resolve in vscode", "jest can't resolve it"
 _WORKS = frozenset(
@@ -494,12 +509,22 @@ _WORKS = frozenset(
 )
 
 
+_TROUBLED = frozenset({"slow", "broken", "flaky", "down", "sluggish", "laggy", "buggy"})
+
+
 def goes_wrong(verb: Token) -> bool:
     """A verb telling of a failure: "my widget tests time out", "a form action returns 405", "types
     dont resolve in vscode"."""
     lemma = verb.lemma_.lower()
-    if lemma in BREAKING or (lemma == "time" and any(c.lower_ == "out" for c in verb.children)):
+    told = verb.tag_ != "VB" or any(c.dep_ == "aux" for c in verb.children)  # not "freeze time with X"
+    if told and (lemma in BREAKING or (lemma == "time" and any(c.lower_ == "out" for c in verb.children))):
         return True
     if lemma in _WORKS and any(c.dep_ == "neg" for c in verb.children):
         return True
+    if (
+        lemma == "be"
+        and verb.tag_ in ("VBZ", "VBP")
+        and any(c.dep_ == "acomp" and c.lower_ in _TROUBLED for c in verb.children)
+    ):
+        return True  # "rspec is slow af on my m1" (but "jest was too slow": why it was left)
     return lemma == "return" and any(re.fullmatch(r"[45]\d\d", c.text) for c in verb.children)

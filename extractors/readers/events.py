@@ -412,6 +412,17 @@ def _event_text(clause: Clause) -> str:
     return text
 
 
+_REPLACING = frozenset({"replace", "supersede", "drop", "remove", "delete", "retire", "deprecate"})
+
+
+def _replaced(command: Span) -> bool:
+    """A command that is what a verb of replacing or dropping acts on."""
+    token = command.root
+    while token.dep_ == "conj" and token.head.i != token.i:
+        token = token.head  # "replaces both `npm run lint` and `npm run format`"
+    return token.dep_ == "dobj" and token.head.lemma_.lower() in _REPLACING
+
+
 def _run_commands(
     clause: Clause,
     commands: list[tuple[Command, Span]],
@@ -428,6 +439,8 @@ def _run_commands(
     for command, tokens in commands:
         if command.text in wrapped.values():
             continue  # said as what another command runs: kept with it
+        if _replaced(tokens):
+            continue  # "`npx biome check .` now replaces `npm run lint`": the command gone
         how = command.text in (ran_with or ())
         purpose = named_for or command.purpose or ("test" if how and _of_tests(clause) else "")
         if (

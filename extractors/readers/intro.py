@@ -230,6 +230,8 @@ class Introductions(ReaderBase):
         note has no verb with a subject of its own before it."""
         words: list[Token] = []
         occupations = self.lex["occupation_noun"]
+        if tokens and tokens[0].lower_ in ("not", "no"):
+            return None  # "not a dev so pls no jargon": what one is not
         for n, token in enumerate(tokens):
             after = tokens[n + 1] if n + 1 < len(tokens) else None
             if token.is_punct or token.lower_ in ("at", "in", "for", "from", "with", "here", "and", "(", "@"):

@@ -112,6 +112,8 @@ class StatementReader(RuleReader):
         negative_ok = lemma in lex["consume_verb"] or (lemma in lex["preference_verb"] and not clause.negated)
         if clause.negated and not negative_ok:
             return False
+        if lemma == "use" and head.tag_ in ("VBD", "VBN") and any(c.dep_ == "xcomp" for c in head.children):
+            return False  # "used to do crossfit": what was, no longer
         progressive_ok = lemma in ("live", "work", "learn", "study", "train", "volunteer")
         bare_participle = head.tag_ == "VBG" and not any(c.dep_ in ("aux", "auxpass") for c in head.children)
         if bare_participle and not progressive_ok:

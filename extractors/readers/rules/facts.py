@@ -110,7 +110,9 @@ def _segment(token: Token) -> list[Token]:
 
 
 _SEGMENT_BREAKS = frozenset({",", ";", "\u2014", "\u2013"})
-_CLAUSE_OPENERS = frozenset({"i", "we", "they", "it", "because", "cause", "since", "as", "so"})
+_CLAUSE_OPENERS = frozenset(
+    {"i", "we", "they", "it", "this", "that", "because", "cause", "since", "as", "so"}
+)
 
 
 # verbs of what an answer says ("cite papers when u mention methods", "give units with numbers")

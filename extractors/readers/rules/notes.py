@@ -5,7 +5,7 @@ naming: feature/<ticket>-short-desc")."""
 from __future__ import annotations
 
 from extractors.clauses.model import for_one_time
-from extractors.readers.common import BREAKING, DEICTIC, Fact, Span, Token, pieces
+from extractors.readers.common import BREAKING, DEICTIC, Fact, Span, Token, goes_wrong, pieces
 from extractors.readers.rules.facts import COMMAND
 from extractors.readers.rules.standing import StandingRules, without_please
 from extractors.render import plain, trim
@@ -73,11 +73,15 @@ class NoteRules(StandingRules):
             return labeled
         facts = []
         previous: list[Token] = []  # "grams and millilitres, never cups": one rule, said in two pieces
+        # "the queue worker keeps dying silently overnight, no logs": what the failure lacks
+        failure = next((t.i for t in sent if t.pos_ in ("VERB", "AUX") and goes_wrong(t)), None)
         for piece in pieces(sent, cut_plus=False, cut_colon=True):
             if question_from is not None and piece[-1].i >= question_from:
                 continue
             tokens = without_please(trim(_outside_parentheses(list(piece))))
             plain_before, previous = previous, tokens
+            if failure is not None and tokens and tokens[0].lower_ == "no" and tokens[0].i > failure:
+                continue
             fact = self._note(sent, piece, tokens, plain_before)
             if fact is not None:
                 facts.append(fact)

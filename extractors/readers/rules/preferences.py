@@ -30,7 +30,7 @@ _EXCEPTION = re.compile(
 _SOFT_EXCEPTION = re.compile(r"\b(?:tho|though|although|however|still)\b")
 _EXCEPTION_LEAD = re.compile(
     r"^(?:(?:one|small|only|the\s+only|big)\s+)?(?:exception|caveat)s?\s*(?:to\s+that|is)?\s*[:,\u2014\u2013-]?\s*|"
-    r"^(?:but|although|though|however|heads\s+up)\s*[:,\u2014\u2013-]?\s*",
+    r"^(?:but|although|though|however|heads\s+up)\b\s*[:,\u2014\u2013-]?\s*",
     re.I,
 )
 

@@ -216,6 +216,10 @@ class StandingRules(NormRules):
 
     def _standing_imperative(self, clause: Clause, tokens: list[Token]) -> bool:
         words = {t.lower_ for t in tokens}
+        if clause.head.lemma_.lower() in ("ignore", "disregard", "forget") and any(
+            t.lemma_.lower() in self.lex["speech_verb"] | {"say", "ask", "write"} for t in clause.head.subtree
+        ):
+            return False  # "ignore anything i said about metro bundler": about this talk, not the work
         described = describing_a_thing_to_make(clause)
         # "translate 'always use the back entrance' into polish": the words quoted are the task's
         marked = {t.lower_ for t in tokens if not in_quotes(t) and t.i not in described} & {"never", "always"}

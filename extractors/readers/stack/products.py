@@ -170,6 +170,8 @@ class ProductReader(SupersededProducts):
             s
             for s in techs
             if (clause.has(s.root) or clause.has(s[0]))
+            # ("fails with 'JavaScript heap out of memory'": words of a message quoted, not the stack)
+            and not _in_a_quoted_message(s)
             # in a rundown's item the parse across items means nothing: "swift 5.10 / swiftui / TCA"
             and not (self._modifier(s) and (clause.mood != "fragment" or clause.has(s.root.head)))
         ]
@@ -277,6 +279,18 @@ class ProductReader(SupersededProducts):
             if category is not None and category != "tool":
                 return category
         return None
+
+
+def _in_a_quoted_message(span: Span) -> bool:
+    """ "fails with 'JavaScript heap out of memory'": a product among the words of a quoted message
+    (but "bumped 'Requires PHP' to 8.0": a name quoted)."""
+    if not in_quotes(span[0]):
+        return False
+    sent = span.sent
+    marks = [t.i for t in sent if t.text in ("'", '"', "\u2018", "\u2019", "\u201c", "\u201d")]
+    opening = max((i for i in marks if i < span.start), default=None)
+    closing = min((i for i in marks if i >= span.end), default=sent.end)
+    return opening is not None and closing - opening - 1 >= 4
 
 
 def _joined_as_said(group: list[Span]) -> str:
