@@ -460,7 +460,14 @@ class ClauseExtractor:
         facts += readers.preference(clause)
         framed = readers.framed(clause, hits, turn.role) or readers.referent_name(clause)
         facts += framed
-        if not facts or all(f.key in ("employer", "home_city", "hometown") for f in facts):
+        # ("my husband Daniel is coeliac": the name is one fact, what he is another; not "my daughter
+        # Ayumi starts school in april", what she does)
+        being = clause.head.lemma_.lower() in ("be", "live", "work")
+        if not facts or all(
+            f.key in ("employer", "home_city", "hometown")
+            or (being and (f.key or "").startswith(("family:", "pet:")))
+            for f in facts
+        ):
             # ("locally i just do dbt run -s model_name": how the project runs a command, no life)
             ran = any(clause.has(span.root) for _, span in commands)
             told = (
@@ -522,7 +529,9 @@ def _adds_to(fact: Fact, facts: list[Fact]) -> bool:
     the home city alone; "I live in Berlin and teach piano" is more."""
     said = {w for f in facts for w in re.findall(r"\w+", f.value.lower())}
     rest = [w for w in re.findall(r"\w+", fact.value.lower()) if w not in said]
-    return fact.key is not None or len([w for w in rest if w not in _GLUE]) >= 2 or not facts
+    # ("my husband Daniel is coeliac": beside a relative's name, one word is what they are)
+    needed = 1 if any((f.key or "").startswith(("family:", "pet:")) for f in facts) else 2
+    return fact.key is not None or len([w for w in rest if w not in _GLUE]) >= needed or not facts
 
 
 _WAIT = re.compile(r"^\s*wait\W+(?=(?:no+|nope|actually|sorry|oops|my bad|scratch that)\b)", re.IGNORECASE)

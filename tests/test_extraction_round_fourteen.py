@@ -328,3 +328,25 @@ def test_a_command_an_agent_replaced_is_gone(extractor: ClauseExtractor) -> None
 def test_what_a_failure_lacks_is_no_rule(extractor: ClauseExtractor) -> None:
     assert texts(extractor, "the queue worker keeps dying silently overnight, no logs") == []
     assert texts(extractor, "no logs in prod") == ["S rule: No logs in prod."]
+
+
+def test_what_a_named_relative_is(extractor: ClauseExtractor) -> None:
+    said = "my husband Daniel is coeliac so everything at home has to be gluten-free."
+    assert "S's husband Daniel is coeliac." in texts(extractor, said)
+    assert ("family:husband", "Daniel") in facts(extractor, said)
+    assert texts(extractor, "my dog Rex is 5") == ["S's dog is called Rex."]
+
+
+def test_a_move_into_a_home_in_a_city(extractor: ClauseExtractor) -> None:
+    assert ("home_city", "Glasgow") in facts(extractor, "FINALLY moved into our new flat in Glasgow!!")
+    village = "so we moved from manchester to a tiny village near york last month"
+    assert [v for k, v in facts(extractor, village) if k == "home_city"] == ["york"]
+    assert "home_city" not in keys(extractor, "we moved off ECS onto EKS in Q2, so ignore the old task defs")
+
+
+def test_a_condition_noted_later_in_the_message(extractor: ClauseExtractor) -> None:
+    said = (
+        "about me: retired engineer, 67, live in Perth. learning Spanish on duolingo. "
+        "type 2 diabetic so recipes need to be low GI."
+    )
+    assert "S is type 2 diabetic." in texts(extractor, said)

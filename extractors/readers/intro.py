@@ -84,6 +84,8 @@ class Introductions(ReaderBase):
         role = self._role(tokens[start:])
         if role is None and first and not named:
             return self._here(tokens[start:])
+        if role is None and not named:
+            return self._condition(tokens[start:])  # "... learning Spanish. type 2 diabetic so ..."
         if role is None and name_here:
             return [self._name(tokens[0])]  # "Hey, Arjun here — embedded guy, STM32 + FreeRTOS"
         if role is None and named and not name_first and any(t.lower_ in _SAID_AM for t in tokens[:opened]):
@@ -214,7 +216,12 @@ class Introductions(ReaderBase):
             said = joined(words)  # "huge Liverpool fan and i play five-a-side on thursdays"
             article = "" if words[0].pos_ == "DET" else "an " if said[:1].lower() in "aeiou" else "a "
             return [_note(said, f"{SUBJECT_MARK} is {article}{said}.", tokens, words[0].i)]
-        if any(t.pos_ in ("VERB", "AUX", "PRON", "DET", "ADP") or t._.tech is not None for t in words):
+        typed = len(words) > 1 and words[0].lower_ == "type" and words[1].like_num  # "type 2 diabetic"
+        if any(
+            (t.pos_ in ("VERB", "AUX", "PRON", "DET", "ADP") and not (typed and t.i == words[0].i))
+            or t._.tech is not None
+            for t in words
+        ):
             return []
         conditions = self.lex["condition_adjective"] - self.lex["diet_word"]  # a diet is the diet reader's
         if any(t.lower_ in conditions for t in words):
