@@ -323,7 +323,18 @@ class TechMarker:
         spans = [
             s
             for s in spans
-            if not (s.end < len(doc) and not doc[s.end - 1].whitespace_ and doc[s.end].text in (":", "/"))
+            if not (
+                s.end + 1 < len(doc)
+                and not doc[s.end - 1].whitespace_
+                and doc[s.end].text in (":", "/")
+                # (but "switched the ORM from Prisma to Drizzle: replaced ...": what a move went to,
+                # before a colon that ends the clause)
+                and not (
+                    doc[s.end].whitespace_
+                    and s.start > 0
+                    and doc[s.start - 1].lower_ in ("to", "onto", "into")
+                )
+            )
         ]
         # "arm-none-eabi-gcc", "pg-boss": the product named in a longer name is that name, kept whole
         # as typed; a language inside one ("ts-jest", "py-spy") is no statement of the language
@@ -435,8 +446,10 @@ class TechMarker:
         ):
             return False  # "the pom still targets 17": a verb with its subject, whatever follows it
         after = doc[span.end : span.end + 4]
+        opens = span.start == span.sent.start or doc[span.start - 1].is_punct  # a label opens its line
         if (
-            len(after) > 1
+            opens
+            and len(after) > 1
             and after[0].text in (":", "=")
             and any(t.i in products and t.i > after[0].i for t in after[1:])
         ):

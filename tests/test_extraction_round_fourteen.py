@@ -350,3 +350,21 @@ def test_a_condition_noted_later_in_the_message(extractor: ClauseExtractor) -> N
         "type 2 diabetic so recipes need to be low GI."
     )
     assert "S is type 2 diabetic." in texts(extractor, said)
+
+
+def test_a_product_before_a_colon_that_ends_a_clause(extractor: ClauseExtractor) -> None:
+    said = (
+        "I've switched the ORM from Prisma to Drizzle: replaced schema.prisma with src/db/schema.ts, "
+        "ported the 14 queries in src/repositories/."
+    )
+    assert "orm" in keys(extractor, said, "assistant")
+    assert ("test_framework", "node:test") in facts(extractor, "tests run with node:test")
+    intro = "a bit about me: retired engineer, 68, live in Brisbane with my wife Helen"
+    assert any("Brisbane" in t for t in texts(extractor, intro))
+
+
+def test_what_is_gone_is_said_of_its_own_subject(extractor: ClauseExtractor) -> None:
+    said = "we finally moved off mongo onto postgres, the mongoose models are gone."
+    assert ("database", "postgres") in facts(extractor, said)
+    assert ("test_framework", "vitest") in facts(extractor, "we use vitest now, jest and babel-jest are gone")
+    assert "jest" not in [v for _, v in facts(extractor, "we use vitest now, jest and babel-jest are gone")]
