@@ -79,6 +79,16 @@ NATURAL_SETS = (
     "natural_phrasing_holdout46.jsonl",
     "natural_phrasing_holdout47.jsonl",
     "natural_phrasing_holdout48.jsonl",
+    "natural_phrasing_holdout49.jsonl",
+    "natural_phrasing_holdout50.jsonl",
+    "natural_phrasing_holdout51.jsonl",
+    "natural_phrasing_holdout52.jsonl",
+    "natural_phrasing_holdout53.jsonl",
+    "natural_phrasing_holdout54.jsonl",
+    "natural_phrasing_holdout55.jsonl",
+    "natural_phrasing_holdout56.jsonl",
+    "natural_phrasing_holdout57.jsonl",
+    "natural_phrasing_holdout58.jsonl",
 )
 BATCH = 32
 
