@@ -1,11 +1,17 @@
 """Shapes of language learned in round fourteen (bench/RESULTS.md): each test has a case that must be
 read and one that must not; all fail on the round's start (30a2832). A thing to make described by
-what it will do, a note judged rather than ruled, an occupation said with "here", an adjective
-before its noun, "nvm", a verb spelled like a product, a name after a split "im", words of the
-trade where a product's name goes, a product named with its kind, a note cut off by a dash, a
-program's name used as a word, where one is right now, a failure told with "but only", a
-correction that allows, a product named again without its version, a product in a hyphened
-word, a Java stack trace, and a complaint beside a rundown."""
+what it will do, one answer asked in a shape, a note judged rather than ruled, an occupation said
+with "here", an adjective before its noun, "nvm", a verb spelled like a product, a name after a
+split "im", words of the trade where a product's name goes, a product named with its kind, a note
+cut off by a dash, a program's name used as a word or talked about, where one is right now, a
+failure told with "but only", what a failure lacks, a correction that allows, a product named
+again without its version, a product in a hyphened word, a Java stack trace, a complaint beside a
+rundown, a statement told before a question, a pet one got, a product before its aside or a colon,
+a slot's own word then its product, two names set against each other, the reason after a rule,
+food rules, system package managers, a label carried past a comma, a script a build tool runs,
+a want said for every time, a participle under way or what one does, what a named relative is, a
+move into a home in a city, a condition noted later, what is gone said of its own subject, a
+command an agent replaced, and what one used to do."""
 
 from __future__ import annotations
 
@@ -368,3 +374,14 @@ def test_what_is_gone_is_said_of_its_own_subject(extractor: ClauseExtractor) -> 
     assert ("database", "postgres") in facts(extractor, said)
     assert ("test_framework", "vitest") in facts(extractor, "we use vitest now, jest and babel-jest are gone")
     assert "jest" not in [v for _, v in facts(extractor, "we use vitest now, jest and babel-jest are gone")]
+
+
+def test_what_one_does_said_as_a_participle_is_kept(extractor: ClauseExtractor) -> None:
+    # the persona-chat answer to "what do you do for fun?"; the dated or appended one is under way
+    assert texts(extractor, "playing piano and going thrift shopping , i find the best stuff .") == [
+        "S is playing piano; is going thrift shopping."
+    ]
+    said = "my two older brothers used to beat me every time ."
+    assert any("two older brothers" in t for t in texts(extractor, said))
+    appended = "i'm a physics teacher in Nairobi, making a lesson on projectile motion for form 3"
+    assert not [t for t in texts(extractor, appended) if "lesson" in t]

@@ -112,12 +112,22 @@ class StatementReader(RuleReader):
         negative_ok = lemma in lex["consume_verb"] or (lemma in lex["preference_verb"] and not clause.negated)
         if clause.negated and not negative_ok:
             return False
-        if lemma == "use" and head.tag_ in ("VBD", "VBN") and any(c.dep_ == "xcomp" for c in head.children):
-            return False  # "used to do crossfit": what was, no longer
+        if (
+            lemma == "use"
+            and clause.about in ("speaker", "implied")
+            and head.tag_ in ("VBD", "VBN")
+            and any(c.dep_ == "xcomp" and c.lemma_ != "be" for c in head.children)
+        ):
+            return False  # "used to do crossfit": what was, no longer (but "i used to be a mail carrier")
         progressive_ok = lemma in ("live", "work", "learn", "study", "train", "volunteer")
         bare_participle = head.tag_ == "VBG" and not any(c.dep_ in ("aux", "auxpass") for c in head.children)
-        if bare_participle and not progressive_ok:
-            return False  # "flying MAN to JFK in june", "making a lesson on ...": what is under way now
+        # "flying MAN to JFK in june", "(i'm a teacher,) making a lesson on ...": what is under way,
+        # dated or told after what one is (but "playing piano and going thrift shopping": what one does)
+        under_way = _MOMENT.search(" ".join(t.lower_ for t in clause.tokens)) is not None or (
+            head.dep_ == "advcl" and head.head.i < head.i
+        )
+        if bare_participle and not progressive_ok and under_way:
+            return False
         career = (
             clause.tense == "past"
             and lemma == "be"
@@ -278,6 +288,11 @@ def _where_one_is_now(complement: Token) -> bool:
     )
 
 
+_MOMENT = re.compile(
+    r"\b(?:now|today|tonight|tomorrow|this (?:week|weekend|month|year)|next \w+|in (?:january|february|"
+    r"march|april|may|june|july|august|september|october|november|december)|on (?:monday|tuesday|"
+    r"wednesday|thursday|friday|saturday|sunday))\b"
+)
 _EMPTY_WORDS = frozenset(
     {
         "more",
