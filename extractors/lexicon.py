@@ -73,6 +73,7 @@ CLASSES = frozenset(
         "branch_name",
         "employer_noun",
         "continent",
+        "teach_verb",
     }
 )
 

@@ -103,7 +103,9 @@ class ContextNotes(ReaderBase):
         started = any(span.start == first.i for _, span in commands)
         # "what happens if i git rebase -i ...", "explain git rebase like ...": asked, not told (but
         # "how we build the firmware: cmake ..." labels how it is done)
-        asking = first.lower_ in QUESTION_WORDS or (first.tag_ == "VB" and first.lemma_.lower() in _TEACH)
+        asking = first.lower_ in QUESTION_WORDS or (
+            first.tag_ == "VB" and first.lemma_.lower() in self.lex["teach_verb"]
+        )
         if asking and not started and ":" not in text[:40]:
             return []
         return [_as_said(tokens, "project", "commands.context")]
@@ -191,10 +193,6 @@ _FOREIGN = re.compile(
     r"^\W*(?:mon|tue|wed|thu|fri|sat|sun)?\w*\s*\d{1,2}:\d{2}\b|\((?:external|bot|ext)\)",
     re.I,
 )
-
-
-# orders to explain rather than to do
-_TEACH = frozenset({"explain", "describe", "compare", "summarize", "summarise", "teach", "translate"})
 
 
 def _foreign(text: str) -> bool:

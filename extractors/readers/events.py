@@ -254,7 +254,8 @@ class EventReader(StackReader):
         )
         facts += self.named_in_slot(_as_project(clause), {f.anchor for f in facts})
         covered = {f.value.lower() for f in facts}
-        facts += _run_commands(clause, commands, covered, outcome, named_for, ran_with)
+        gone_verbs = self.lex["replace_verb"] | self.lex["drop_verb"] | self.lex["leave_verb"]
+        facts += _run_commands(clause, commands, covered, outcome, gone_verbs, named_for, ran_with)
         facts += self._change(clause, facts, did)
         return facts
 
@@ -412,15 +413,12 @@ def _event_text(clause: Clause) -> str:
     return text
 
 
-_REPLACING = frozenset({"replace", "supersede", "drop", "remove", "delete", "retire", "deprecate"})
-
-
-def _replaced(command: Span) -> bool:
-    """A command that is what a verb of replacing or dropping acts on."""
+def _replaced(command: Span, gone_verbs: frozenset[str]) -> bool:
+    """A command that is what a verb of replacing or dropping (``gone_verbs``) acts on."""
     token = command.root
     while token.dep_ == "conj" and token.head.i != token.i:
         token = token.head  # "replaces both `npm run lint` and `npm run format`"
-    return token.dep_ == "dobj" and token.head.lemma_.lower() in _REPLACING
+    return token.dep_ == "dobj" and token.head.lemma_.lower() in gone_verbs
 
 
 def _run_commands(
@@ -428,6 +426,7 @@ def _run_commands(
     commands: list[tuple[Command, Span]],
     covered: set[str],
     outcome: bool,
+    gone_verbs: frozenset[str],
     named_for: str | None = None,
     ran_with: set[str] | None = None,
 ) -> list[Fact]:
@@ -439,7 +438,7 @@ def _run_commands(
     for command, tokens in commands:
         if command.text in wrapped.values():
             continue  # said as what another command runs: kept with it
-        if _replaced(tokens):
+        if _replaced(tokens, gone_verbs):
             continue  # "`npx biome check .` now replaces `npm run lint`": the command gone
         how = command.text in (ran_with or ())
         purpose = named_for or command.purpose or ("test" if how and _of_tests(clause) else "")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from extractors.clauses import PLEASE, Clause
+from extractors.clauses import PLEASE, QUESTION_WORDS, Clause
 from extractors.readers.common import DEICTIC, Fact, Span, Token, goes_wrong, joined, with_borrowed_subject
 from extractors.readers.rules.facts import in_third_person
 from extractors.readers.rules.notes import NoteRules
@@ -342,7 +342,7 @@ _TROUBLE = re.compile(
     r"\b(?:why|getting|error|errors|bug|broken|fails?|failing|(?:doesn'?t|does\s+not|won'?t|isn'?t)\s+work\w*)\b"
 )
 _REPLY = frozenset({"reply", "answer", "respond", "write", "talk", "speak"})
-_ASKING = frozenset({"which", "what", "whats", "how", "why", "where", "who", "any"})
+_ASKING = QUESTION_WORDS | {"any"}  # "..., any tips?"
 
 
 def _wished(clause: Clause) -> list[Token]:

@@ -264,7 +264,7 @@ class StandingRules(NormRules):
             return True
         # "keep answers short" is a standing wish; "explain how hooks work" asks for one answer
         said_of = {t.lower_ for t in tokens if t.i != clause.head.i}
-        if clause.head.lemma_.lower() in _ONE_ANSWER and any(
+        if clause.head.lemma_.lower() in self.lex["teach_verb"] and any(
             c.dep_ == "dobj" and c.lemma_.lower() not in self.lex["answer_word"] and _a_given_thing(c)
             for c in clause.head.children
         ):
@@ -292,10 +292,6 @@ class StandingRules(NormRules):
 _WHOLE = frozenset(
     {"codebase", "repo", "repository", "project", "monorepo", "team", "company", "org", "workspace"}
 )
-
-
-# what asks for one answer on a topic it names
-_ONE_ANSWER = frozenset({"explain", "summarize", "summarise", "describe", "compare", "define", "outline"})
 
 
 def _a_given_thing(noun: Token) -> bool:
