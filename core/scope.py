@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 import hashlib
+import json
 import re
 from dataclasses import dataclass
 
@@ -202,8 +203,22 @@ def scope_tag(value: str | None) -> str:
 def scope_key(scope: Scope) -> str:
     """One TAG for a record's exact scope: which of org/project/user/session it is bound to."""
     parts = [scope.org, *(getattr(scope, level) for level in ("project", "user", "session"))]
-    joined = "\x1f".join("\x00" if part is None else part for part in parts)
+    joined = "\x1f".join(_key_part(part) for part in parts)
     return hashlib.sha256(joined.encode("utf-8")).hexdigest()[:32]
+
+
+def _key_part(part: str | None) -> str:
+    """A level as written into the key: unset is "\\x00"; a value holding one of the key's own marks
+    ("\\x00", "\\x01", "\\x1f") is escaped, so no value reads as unset or as two levels. Values
+    without them, every real one, keep the key they always had."""
+    if part is None:
+        return "\x00"
+    if any(mark in part for mark in _KEY_MARKS):
+        return "\x01" + json.dumps(part)
+    return part
+
+
+_KEY_MARKS = ("\x00", "\x01", "\x1f")
 
 
 def level_of(scope: Scope) -> str:

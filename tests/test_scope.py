@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -168,3 +170,12 @@ def test_effective_mode_under_controls() -> None:
     assert effective_mode(Mode.READWRITE, {"paused"}) is Mode.READ
     assert effective_mode(Mode.WRITE, {"paused"}) is Mode.OFF
     assert effective_mode(Mode.READ, {"paused", "disabled"}) is Mode.OFF
+
+
+def test_a_scope_value_holding_the_keys_own_marks_is_no_other_scope() -> None:
+    # hypothesis found these: a session of "\x00" read as no session, a user of "a\x1fb" as two levels
+    assert scope_key(Scope("", None, None, "\x00")) != scope_key(Scope("", None, None, None))
+    assert scope_key(Scope("o", "a\x1fb", None, None)) != scope_key(Scope("o", "a", "b", None))
+    # every real value keeps the key stores already hold: the levels joined by "\x1f", unset as "\x00"
+    old = hashlib.sha256(b"o\x1fp\x1f\x00\x1fs").hexdigest()[:32]
+    assert scope_key(Scope("o", "p", None, "s")) == old
