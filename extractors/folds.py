@@ -11,11 +11,21 @@ and the inspector find them); what is saved is a record per detail.
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import Any
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 from extractors.readers.common import Fact
+from extractors.vocabulary import SlotSpec
 
+if TYPE_CHECKING:  # (candidates imports the readers, which import this module)
+    from extractors.candidates import Read
+
+# a version said with a name ("python 3.12", "node v20"), not a digit of the name ("s3", "html5")
+_VERSIONED = re.compile(r"(?:^|\s)v?\d")
+# a command set aside before parsing ("CMD1 runs ruff + mypy")
+_PLACEHOLDER = re.compile(r"CMD\d+")
 # what makes a product in a parenthesis a plan: "sqlite (for now, postgres later)"
 _SOMEDAY = frozenset({"later", "eventually", "someday", "soon", "tbd"})
 # kinds of product that are written in a language, so a bare language named beside one is its detail
@@ -36,16 +46,24 @@ _WRITTEN_IN = frozenset(
 )
 
 
-def fold_details(facts: list[Fact], sent: Any, hedges: frozenset[str]) -> list[Fact]:
-    """``facts`` of one sentence, with products said as details of another folded into it, and
-    products a parenthesis only guesses at ("sqlite (for now, prob postgres later)") left out."""
-    facts = [
-        f
-        for f in facts
-        if not (
-            _is_product(f) and sent.start <= f.anchor < sent.end and guessed_aside(sent.doc[f.anchor], hedges)
-        )
-    ]
+def fold_details(facts: list[Fact], sent: Any, words: DetailWords) -> list[Fact]:
+    """``facts`` of one sentence, with products said as details of another folded into it,
+    products a parenthesis only guesses at ("sqlite (for now, prob postgres later)") left out, a
+    detail the sentence's free-form note already says in passing left to that note
+    ("indentation: 2 spaces for yaml/json/js, 4 for python"), and the other details said in
+    passing marked for ``fold_passing_details``."""
+    notes = [f.text for f in facts if f.key is None and f.scope == "project"]
+    kept = []
+    for fact in facts:
+        if _is_product(fact) and sent.start <= fact.anchor < sent.end:
+            if guessed_aside(sent.doc[fact.anchor], words.hedges):
+                continue
+            if _in_passing(fact, sent, words):
+                if any(_words_in(fact.value, note) for note in notes):
+                    continue
+                fact = replace(fact, in_passing=True)
+        kept.append(fact)
+    facts = kept
     stack = [f for f in facts if _is_product(f) and sent.start <= f.anchor < sent.end]
     if len(stack) < 2:
         return facts
@@ -64,6 +82,104 @@ def fold_details(facts: list[Fact], sent: Any, hedges: frozenset[str]) -> list[F
         details = hosts.get(id(fact))
         out.append(_with_details(fact, details) if details else fact)
     return out
+
+
+def fold_passing_details(reads: list[Read]) -> list[Read]:
+    """``reads`` of one line, with each product of a kind named in passing (a language, a linter,
+    a container tool: ``Fact.in_passing``) kept in the record of another product or command the
+    same turn names: the nearest one before it in its sentence, else in the turn. "making a
+    discord bot in python w/ discord.py", "`make lint` (ruff + mypy under the hood)", "C# on .NET
+    6, clients are Godot": a note-taker's line per main choice, the details on it. A free-form
+    record of the sentence that already says the detail keeps it as it is. Alone, a detail is a
+    record of its own."""
+
+    def product(read: Read) -> bool:
+        return (
+            _is_product(read.fact) and not read.correcting and read.bare is None and read.fact.other is None
+        )
+
+    def detail(read: Read) -> bool:
+        return product(read) and read.fact.in_passing
+
+    def command(read: Read) -> bool:
+        fact = read.fact
+        return fact.scope == "project" and fact.reader.startswith("commands.") and not read.correcting
+
+    details = [r for r in reads if detail(r)]
+    if not details:
+        return reads
+    hosts = [r for r in reads if (product(r) or command(r)) and r not in details]
+    folded: dict[int, list[Fact]] = {}
+    for read in details:
+        mates = [h for h in hosts if h.turn is read.turn]
+        if mates:
+            # (a tie, two commands read from one clause's head: the one named later, nearer)
+            host = min(mates, key=lambda h: (*_distance(h, read), -reads.index(h)))
+            folded.setdefault(id(host), []).append(read.fact)
+    gone = {id(f) for facts in folded.values() for f in facts}
+    out = []
+    for read in reads:
+        if id(read.fact) in gone:
+            continue
+        extra = sorted(folded.get(id(read), []), key=lambda f: f.anchor)
+        out.append(replace(read, fact=_with_details(read.fact, extra)) if extra else read)
+    return out
+
+
+@dataclass(frozen=True)
+class DetailWords:
+    """What tells a detail said in passing from one said on purpose."""
+
+    hedges: frozenset[str]
+    changes: frozenset[str]  # "replaced eslint with biome": the new value is what is said
+    slot: Callable[[str], SlotSpec]
+
+
+def _in_passing(fact: Fact, sent: Any, words: DetailWords) -> bool:
+    """A product of a kind people name in passing (a language, a linter), not said as what its
+    sentence is about: not "we use REST for the mobile api" (the object of the main verb), "we
+    lint with eslint" (the slot's own phrase), "we replaced eslint with biome" (a change), but
+    "camelCase in the JSON api", "make lint (ruff + mypy under the hood)", "C# on .NET 6"."""
+    category = fact.category
+    if category is None or not words.slot(category).detail or _VERSIONED.search(fact.value):
+        return False  # ("python 3.12", "fortran 90": a version is a choice said on purpose)
+    spec = words.slot(category)
+    doc = sent.doc
+    for at in range(fact.anchor - 1, max(sent.start, fact.anchor - 6), -1):
+        if doc[at].text in (":", "=") and at > sent.start:
+            label = doc[at - 1].lower_
+            if label in spec.labels or f"{doc[at - 2].lower_} {label}" in spec.labels:
+                return False  # "linting: flake8 + isort + black", "lang: kotlin": under its own label
+    token = doc[fact.anchor]
+    if token.i + 1 < sent.end and doc[token.i + 1].text == "-" and not token.whitespace_:
+        return False  # "docker-based deploys": the kind of the thing said, not a passing name
+    while token.dep_ == "conj" and token.head.i != token.i:
+        token = token.head
+    if token.dep_ in ("dobj", "attr", "nsubj", "nsubjpass", "ROOT") and token.head.i == sent.root.i:
+        # (but "`make check` now runs ruff, mypy and pytest": what a command runs is its detail)
+        return token.dep_ == "dobj" and any(
+            c.dep_ == "nsubj" and _PLACEHOLDER.fullmatch(c.text) for c in token.head.children
+        )
+    if token.dep_ == "pobj" and token.head.dep_ == "prep":
+        verb = token.head.head
+        phrase = f"{verb.lemma_.lower()} {token.head.lower_}"
+        if verb.lemma_.lower() in words.changes or phrase in spec.phrases:
+            return False
+        if verb.i == sent.root.i and any(
+            c.dep_ == "nsubj" and c.lower_ in ("i", "we") for c in verb.children
+        ):
+            return False  # "we store all user uploads in s3": what the speakers do, said on purpose
+    return True
+
+
+def _words_in(value: str, text: str) -> bool:
+    return re.search(rf"(?<![\w+#]){re.escape(value.lower())}(?![\w+#])", text.lower()) is not None
+
+
+def _distance(host: Read, detail: Read) -> tuple[bool, bool, int]:
+    """The same sentence first, then before the detail, then nearest."""
+    gap = detail.fact.anchor - host.fact.anchor
+    return (host.sentence != detail.sentence, gap < 0, abs(gap))
 
 
 def _is_product(fact: Fact) -> bool:
@@ -144,12 +260,16 @@ def _is_language(fact: Fact) -> bool:
 
 
 def _with_details(host: Fact, details: list[Fact]) -> Fact:
-    names = ", ".join(d.value for d in details)
     text = host.text.rstrip()
     end = text[-1] if text and text[-1] in ".!?" else ""
     body = text[: len(text) - len(end)] if end else text
-    link = "in" if all(_is_language(d) for d in details) else "with"
-    return replace(host, text=f"{body}, {link} {names}{end or '.'}")
+    languages = [d.value for d in details if _is_language(d)]
+    others = [d.value for d in details if not _is_language(d)]
+    if languages:
+        body += f", in {', '.join(languages)}"
+    if others:
+        body += f", with {', '.join(others)}"
+    return replace(host, text=f"{body}{end or '.'}")
 
 
-__all__ = ["fold_details", "guessed_aside"]
+__all__ = ["DetailWords", "fold_details", "fold_passing_details", "guessed_aside"]

@@ -31,6 +31,34 @@ def not_employers(facts: list[Fact], clauses: list[Clause], occupations: frozens
     return [f for f in facts if f.scope != "project" or not works_there(f)]
 
 
+_VERSUS = frozenset({"vs", "vs.", "versus"})
+
+
+def not_weighed(sent: Any, facts: list[Fact]) -> list[Fact]:
+    """ "postgres vs mysql for a small hobby forum, which would you pick": products set against
+    each other are options being weighed, not what the project uses."""
+    doc = sent.doc
+    weighed: set[int] = set()
+    for token in sent:
+        if token.lower_ not in _VERSUS:
+            continue
+        sides = []
+        for step in (-1, 1):
+            side = []
+            at = token.i + step
+            while sent.start <= at < sent.end and abs(at - token.i) <= 3 and not doc[at].is_punct:
+                side.append(at)
+                at += step
+            sides.append(side)
+        if all(any(doc[i]._.tech is not None for i in side) for side in sides):
+            weighed.update(
+                sides[0] + sides[1]
+            )  # (a product on each side: "mysql to postgres vs the old setup" weighs none)
+    if not weighed:
+        return facts
+    return [f for f in facts if not (f.reader.startswith("stack.") and f.anchor in weighed)]
+
+
 def said_by_a_slot(facts: list[Fact]) -> list[Fact]:
     """ "im at a small fintech called Ledgerly now": a statement of oneself that names the company the
     same sentence says one works at ("works at Ledgerly") says nothing more worth a record."""

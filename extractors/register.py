@@ -7,6 +7,7 @@ before a new subject ("..., not just a diff — i copy paste the entire thing").
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 # where a sentence starts in a line: its beginning, or after ". ", "! ", "? "
@@ -168,6 +169,24 @@ def _subject_key(said: str) -> str:
 
 _NEW_SUBJECTS = frozenset(("i", "we", "it", "its", "it's", "they", "he", "she", "that", "this", "im", "i'm"))
 _NOT_AFTER_SO = frozenset(("and", "or", "not", "just", "even", "do", "is", "think", "hope"))
+
+
+_SLASHED = re.compile(r"(?<![\w./~:-])[A-Za-z0-9][\w.+#-]*(?:/[A-Za-z0-9][\w.+#-]*)+(?![\w/])")
+_VERSION_OR_GLUED = re.compile(r"(?:v?\d[\w.]*|[a-z]+\d[\d.]*)", re.IGNORECASE)
+
+
+def slashed_rundown(line: str, is_product: Callable[[str], bool]) -> str:
+    """ "py3.11/django 4.2/celery w redis", "php 8.2/laravel 10/mysql 8": products run together by
+    slashes, spaced out so each is an item of the rundown (not "src/app/page.tsx", "she/her")."""
+
+    def spaced(match: re.Match[str]) -> str:
+        parts = match.group(0).split("/")
+        products = [p for p in parts if is_product(p.rstrip("."))]
+        if not products or not all(p in products or _VERSION_OR_GLUED.fullmatch(p) for p in parts):
+            return match.group(0)
+        return " / ".join(parts)
+
+    return _SLASHED.sub(spaced, line)
 
 
 def spoken_in_full(line: str, owned: frozenset[str], states: frozenset[str] = frozenset()) -> str:

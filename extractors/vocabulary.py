@@ -43,6 +43,10 @@ class SlotSpec(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     phrases: list[str] = []  # "deploy to": a verb and its preposition that name the slot
     topics: list[str] = []  # words of a request that make this slot's facts worth giving ("recipe": diet)
     text: str | None = None
+    # a kind of product people name in passing beside the stack's main choices ("C# on .NET 6",
+    # "make lint runs ruff + mypy", "in docker"): kept in the record of a product named with it,
+    # and a record of its own only when it is the one product a message names
+    detail: bool = False
 
     def template(self) -> str:
         return self.text or f"{{subject}} uses {{value}} as its {self.label}."

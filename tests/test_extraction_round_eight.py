@@ -179,10 +179,11 @@ def test_names_of_places_and_employers_whole(extractor: ClauseExtractor) -> None
 def test_a_slot_label_and_a_product_in_an_aside(extractor: ClauseExtractor) -> None:
     # "manager" names a person, but "package manager" a slot
     assert facts(extractor, "our package manager is bun now") == [("package_manager", "bun")]
-    # the label says what the model is, not what the language in brackets is
-    assert ("language:fortran", "Fortran") in facts(
-        extractor, "the model is NorESM (Fortran plus some C), we run on Betzy via Slurm"
-    )
+    # the label says what the model is, not what the language in brackets is (a language in an
+    # aside is kept in the sentence's note since round fifteen, not as a record of its own)
+    got = facts(extractor, "the model is NorESM (Fortran plus some C), we run on Betzy via Slurm")
+    assert not [key for key, value in got if value == "Fortran" and not (key or "").startswith("language")]
+    assert any("Fortran" in value for _, value in got)
     # a product named in an aside is no command; a command in brackets is, without them
     assert not any(
         key == "test_command" and value.startswith("(")

@@ -92,6 +92,9 @@ _DOUBLE_QUOTE = re.compile(r"[\"\u201c\u201d]")
 _QUOTE_MARK = re.compile(r"[\"\u201c\u201d]|(?<![A-Za-z])['\u2018\u2019]|['\u2018\u2019](?![A-Za-z])")
 
 
+_HAPPENING = frozenset({"get", "see", "hit", "receive", "run", "lose", "crash", "fail", "break"})
+
+
 def keeps_happening(clause: Clause) -> bool:
     """ "the model keeps double counting rows", "i keep forgetting the seed": a trouble that recurs,
     told to get help with it, not a standing fact or rule (but "we keep secrets in vault" is one)."""
@@ -100,7 +103,9 @@ def keeps_happening(clause: Clause) -> bool:
         return False
     for token in head.doc[head.i + 1 : head.i + 4]:
         if token.is_alpha and token.lower_.endswith("ing") and len(token) > 4:
-            return True
+            # said without a subject, "keep using tabs" is an order; "keep getting an NCCL timeout"
+            # tells what happens
+            return clause.mood != "imperative" or token.lemma_.lower() in _HAPPENING
         if token.pos_ not in ("ADV", "ADJ", "PART"):
             return False  # "i keep the calving dates in Google Sheets": what one keeps
     return False

@@ -187,7 +187,24 @@ _ASKING_AUX = frozenset({"is", "are", "do", "does", "did", "can", "could", "shou
 # "... any clue", "... any ideas": what ends a problem told as a question
 _PLEAS = frozenset({"clue", "clues", "idea", "ideas", "thoughts", "tips", "suggestions", "pointers", "help"})
 _OPENERS = frozenset(
-    {"wait", "ok", "okay", "so", "hey", "hmm", "um", "btw", "quick", "q", "also", "and", "but"}
+    {
+        "wait",
+        "ok",
+        "okay",
+        "so",
+        "hey",
+        "hmm",
+        "um",
+        "btw",
+        "quick",
+        "q",
+        "also",
+        "and",
+        "but",
+        "ugh",
+        "argh",
+        "oof",
+    }
 )
 
 

@@ -227,10 +227,10 @@ def _time_word(token: Token) -> bool:
 
 
 def _joined_to(token: Token, subject: Token) -> bool:
-    """ "my wife and I": a speaker joined to the subject, not one inside a clause that describes it
+    """ "my wife and I": a speaker joined to the subject, not one inside words that describe it
     ("the config you gave me ... is moot")."""
     while token.i != subject.i:
-        if token.dep_ in ("relcl", "acl"):
-            return False
+        if token.dep_ in ("relcl", "acl", "pcomp"):
+            return False  # ("no new dependencies without checking with me first": inside what describes it)
         token = token.head
     return True

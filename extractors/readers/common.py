@@ -144,6 +144,9 @@ class Fact:
     when: str | None = None
     category: str | None = None
     fields: dict[str, str] = field(default_factory=dict)
+    # a product of a kind named in passing ("C# on .NET 6"), not as what its sentence says: kept
+    # in the record of a product or command named beside it (folds.py)
+    in_passing: bool = False
 
 
 class ReaderBase:
@@ -300,7 +303,24 @@ _TIME_UNITS = frozenset({"year", "month", "week", "day", "decade", "while", "hou
 def value_of(token: Token, how: str) -> str:
     """The words of a value: a name with its parts, a role without its article, a phrase."""
     if how == "token":
-        return str(token.text)
+        # with the words a hyphen glues to it: "low-sodium", not "sodium"
+        doc = token.doc
+        start, end = token.i, token.i + 1
+        while (
+            start >= 2
+            and doc[start - 1].text == "-"
+            and not doc[start - 2].whitespace_
+            and not doc[start - 1].whitespace_
+        ):
+            start -= 2
+        while (
+            end + 1 < len(doc)
+            and doc[end].text == "-"
+            and not doc[end - 1].whitespace_
+            and not doc[end].whitespace_
+        ):
+            end += 2
+        return str(doc[start:end].text)
     if how == "name":
         parts = [token, *_name_parts(token)]
         # "Ana and Leo"; but not "Erik and our husky Kaia": a name with its own noun is another's

@@ -96,6 +96,12 @@ class PersonalReader(StatementReader, SaidOfOneself):
                 continue  # "I'm Lukas, 2nd year CS": the name comes right after "I'm", not past a comma
             if not clause.has(value_token) and not clause.has(value_token.head):
                 continue  # "I'm lactose intolerant and my partner is vegan": the partner's clause says it
+            if (
+                (frame.key or "").startswith(("family:", "pet:", "circle:"))
+                and value_token.is_lower
+                and any(c.dep_ in ("dobj", "prep") for c in value_token.children)
+            ):
+                continue  # "my grandchildren Wanjiru and Kip visit on sundays": what they do, no name
             value = self._frame_value(frame, value_token, hit)
             if value is None:
                 continue
@@ -109,9 +115,9 @@ class PersonalReader(StatementReader, SaidOfOneself):
                 and noun.tag_ == "NNS"
             ):
                 # "grandchildren Wanjiru and Kip" (but "my husband Erik and our husky Kaia": one each)
-                value = " and ".join(
-                    [value, *(n for n in _names_after(value_token) if n not in value.split())]
-                )
+                value = value.rstrip(" .,;")  # ("Eli (9) and Sam (7). need ...": the parse runs on)
+                said = re.findall(r"[\w'-]+", value)
+                value = " and ".join([value, *(n for n in _names_after(value_token) if n not in said)])
             verb = hit.nodes.get("verb")
             names = {
                 "value": value,

@@ -73,8 +73,10 @@ class StandingRules(NormRules):
             return request
         if clause.hedged or clause.planned or clause.conditional or clause.reported or clause.transient:
             return []  # ... or for one day only: "no deploys this friday"
-        if clause.mood == "statement" and keeps_happening(clause):
+        if clause.mood in ("statement", "imperative") and keeps_happening(clause):
             return []  # "the incremental model keeps double counting rows": a complaint
+        if clause.mood == "imperative" and _keep_in_mind(clause.head):
+            return []  # "allergic to penicillin btw, keep in mind": what to keep is what was said
         head = clause.head
         after = head.doc[head.i + 1] if head.i + 1 < len(head.doc) else None
         if (
@@ -397,3 +399,16 @@ def without_please(tokens: list[Token]) -> list[Token]:
 def _glued_to_hyphen(token: Token) -> bool:
     before = token.doc[token.i - 1] if token.i > 0 else None
     return before is not None and before.text == "-" and not before.whitespace_
+
+
+def _keep_in_mind(head: Token) -> bool:
+    """ "keep in mind for any health q", "keep that in mind": remember what the sentence said (but
+    "keep in mind that we deploy on fridays" says it after)."""
+    return (
+        head.lemma_.lower() == "keep"
+        and any(
+            c.dep_ == "prep" and c.lower_ == "in" and any(g.lemma_.lower() == "mind" for g in c.children)
+            for c in head.children
+        )
+        and not any(c.dep_ == "ccomp" for c in head.children)
+    )
