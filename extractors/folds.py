@@ -145,11 +145,23 @@ def _in_passing(fact: Fact, sent: Any, words: DetailWords) -> bool:
         return False  # ("python 3.12", "fortran 90": a version is a choice said on purpose)
     spec = words.slot(category)
     doc = sent.doc
+    governor = next((t for t in doc[fact.anchor].ancestors if t.pos_ in ("VERB", "AUX")), None)
+    near = [
+        *doc[max(sent.start, fact.anchor - 6) : fact.anchor],
+        *([governor] if governor is not None else []),
+    ]
+    # (not "go": "go 1.22 service, ..." names the language)
+    if any(_a_change(t, words.changes) for t in near if t.lower_ != "go"):
+        return False  # "switched linting and formatting to ruff": what a change names is its value
     for at in range(fact.anchor - 1, max(sent.start, fact.anchor - 6), -1):
-        if doc[at].text in (":", "=") and at > sent.start:
+        if (doc[at].text in (":", "=") or doc[at].lower_ in ("is", "are", "'s")) and at > sent.start:
             label = doc[at - 1].lower_
-            if label in spec.labels or f"{doc[at - 2].lower_} {label}" in spec.labels:
-                return False  # "linting: flake8 + isort + black", "lang: kotlin": under its own label
+            listed = all(
+                t._.tech is not None or t.like_num or t.lower_ in ("+", ",", "/", "and", "&", "the")
+                for t in doc[at + 1 : fact.anchor]
+            )  # (not "lint is `make lint` (ruff + mypy)": what the label names comes first)
+            if listed and (label in spec.labels or f"{doc[at - 2].lower_} {label}" in spec.labels):
+                return False  # "linting: flake8 + isort + black", "linting is eslint": under its own label
     token = doc[fact.anchor]
     if token.i + 1 < sent.end and doc[token.i + 1].text == "-" and not token.whitespace_:
         return False  # "docker-based deploys": the kind of the thing said, not a passing name
@@ -170,6 +182,16 @@ def _in_passing(fact: Fact, sent: Any, words: DetailWords) -> bool:
         ):
             return False  # "we store all user uploads in s3": what the speakers do, said on purpose
     return True
+
+
+def _a_change(token: Any, changes: frozenset[str]) -> bool:
+    """ "replaced", "Switched" (which the tagger may take for an adjective)."""
+    word = token.lower_
+    return (
+        token.lemma_.lower() in changes
+        or word.removesuffix("ed") in changes
+        or word.removesuffix("d") in changes
+    )
 
 
 def _words_in(value: str, text: str) -> bool:

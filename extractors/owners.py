@@ -31,6 +31,16 @@ def not_employers(facts: list[Fact], clauses: list[Clause], occupations: frozens
     return [f for f in facts if f.scope != "project" or not works_there(f)]
 
 
+def not_languages_as_places(facts: list[Fact], lex: Lexicon) -> list[Fact]:
+    """ "living in Vienna, ... I speak german + english", "I'll write in english. I teach french in
+    Montréal": a language is no place one lives in."""
+    return [
+        f
+        for f in facts
+        if not (f.key in ("home_city", "hometown") and f.value.lower() in lex["language_name"])
+    ]
+
+
 _VERSUS = frozenset({"vs", "vs.", "versus"})
 
 

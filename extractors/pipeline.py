@@ -31,6 +31,7 @@ from extractors.merge import merge_free_form
 from extractors.owners import (
     not_companion_languages,
     not_employers,
+    not_languages_as_places,
     not_names,
     not_the_projects_language,
     not_weighed,
@@ -290,7 +291,7 @@ class ClauseExtractor:
                 polite = {t.i for c in clauses if _polite(c) for t in c.tokens}
                 facts = [f for f in facts if f.anchor < asked or f.anchor in polite]
             if turn.role == "user":
-                facts = said_by_a_slot(not_names(facts))
+                facts = said_by_a_slot(not_names(not_languages_as_places(facts, self.lexicon)))
                 if self._in_english(sent):
                     # "I speak Polish, English and some Korean", written in English: the English is
                     # plain from every message, the others are worth keeping

@@ -35,6 +35,14 @@ _KIN_IS = re.compile(r"\b((?:my|our)\s+(\w+))'s\s+(?=(\w+)(?:\s+(\w+))?)", re.I)
 _NAME_IS = re.compile(r"\b((?:my|our|his|her|their)\s+(?:nick)?name)'s\b", re.I)
 # "name's Tomasz btw": whose name goes without saying
 _BARE_NAME = re.compile(rf"({_START})(name(?:'s|\s+is))(?=\s+[A-Z])", re.I)
+# "hi its Tomasz, embedded guy from Gdańsk", "Hola! soy Andrés": a name given after a greeting
+_GREETED_NAME = re.compile(
+    r"^((?:hi|hey|hello|hiya|heya|yo|hola|ola|hallo|moin|ciao|salut|bonjour)\b[\s,!.]*)"
+    r"(?:it'?s|its|soy|sou|sono|ich bin|je suis)\s+(?=[A-ZÀ-Ý][a-zà-ÿ]+\b)"
+    r"(?!(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may"
+    r"|june|july|august|september|october|november|december)\b)",
+    re.I,
+)
 _NEW_I = re.compile(r"(\b(?:I'm|I am|im|i'm|name is|this is) [A-Z][a-z]+) I (?=[a-z])")
 # "from Nottingham but living in Fukuoka": the "I" before the second half
 _BUT_LIVING = re.compile(r"\b(but|and)\s+(?=(?:living|based)\s+in\b)", re.I)
@@ -215,6 +223,7 @@ def spoken_in_full(line: str, owned: frozenset[str], states: frozenset[str] = fr
         lambda m: m.group(0) if _CLAUSE_WORD.search(m.group(1)) else f"{m.group(1).rstrip()}, ", line
     )
     line = _OWNER_FIRST.sub(mine, line)
+    line = _GREETED_NAME.sub(r"\1I'm ", line)
     line = _BARE_NAME.sub(r"\1my name is", line)
     line = _NAME_IS.sub(r"\1 is", line)
     line = _MY_NAME.sub(r"\1 is ", line)

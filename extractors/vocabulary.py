@@ -47,6 +47,9 @@ class SlotSpec(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     # "make lint runs ruff + mypy", "in docker"): kept in the record of a product named with it,
     # and a record of its own only when it is the one product a message names
     detail: bool = False
+    # a kind a label of another slot never takes: in "backend is express + mongodb" mongodb is
+    # still the database (but in "queue: dramatiq + redis" redis is the queue)
+    apart: bool = False
 
     def template(self) -> str:
         return self.text or f"{{subject}} uses {{value}} as its {self.label}."

@@ -6,7 +6,10 @@ its own when said on purpose: the object of the main verb, under its own label, 
 own phrase, in a change, or alone. Products set against each other with "vs", a question opened by
 "ugh", boys and girls as family, a hyphened diet, a speaker inside what describes a subject, a
 plural's names listed before the sentence ends, a lowercase word with an object after "my kids",
-products run together by slashes, "keep getting" told without a subject, and "keep in mind"."""
+products run together by slashes, "keep getting" told without a subject, "keep in mind", a name given
+after a greeting, what a change names, a config named after a product, a database under another
+slot's label, the new product in the slot of the one it replaced, a language as a place, a dog's
+breed before its name, and a web server."""
 
 from __future__ import annotations
 
@@ -136,3 +139,55 @@ def test_what_keeps_happening_said_without_a_subject(extractor: ClauseExtractor)
 def test_keep_in_mind_asks_to_remember_what_was_said(extractor: ClauseExtractor) -> None:
     said = "allergic to penicillin btw, keep in mind for any health q"
     assert facts(extractor, said) == [("allergy:penicillin", "penicillin")]
+
+
+def test_a_name_given_after_a_greeting(extractor: ClauseExtractor) -> None:
+    assert ("name", "Tomasz") in facts(
+        extractor, "hi its Tomasz, embedded guy from Gdańsk. im vegetarian btw"
+    )
+    assert texts(extractor, "hi, it's Monday again and the build is red") == []
+
+
+def test_what_a_change_names_is_no_detail(extractor: ClauseExtractor) -> None:
+    turns = [
+        Turn("user", "replace flake8 and black with ruff", 0),
+        Turn(
+            "assistant",
+            "Switched linting and formatting to ruff: removed flake8, black and isort from the dev deps.",
+            1,
+        ),
+    ]
+    assert ("linter", "ruff") in [(c.key, c.value) for c in extractor.extract(turns)]
+    # what a label names first is what it names: the tools after it are the command's
+    said = "lint is `make lint` (ruff + mypy under the hood)"
+    assert "linter" not in kinds(extractor, said)
+    assert ("linter", "eslint") in facts(extractor, "linting is eslint with the airbnb config")
+
+
+def test_a_config_named_after_the_new_product_is_not_the_product(extractor: ClauseExtractor) -> None:
+    said = "heads up we switched CI from circleci to github actions, circle config is deleted."
+    assert ("ci", "github actions") in facts(extractor, said)
+    assert ("ci", "circleci") not in facts(extractor, said)
+
+
+def test_a_database_under_another_label_stays_the_database(extractor: ClauseExtractor) -> None:
+    said = "backend is express + mongodb w/ mongoose, how do i do a transaction"
+    assert ("database", "mongodb") in facts(extractor, said)
+    assert ("message_queue", "dramatiq and redis") in facts(extractor, "queue: dramatiq + redis")
+
+
+def test_the_new_product_takes_the_slot_of_the_one_it_replaced(extractor: ClauseExtractor) -> None:
+    said = "the team replaced sentry with datadog for error tracking last month fwiw."
+    assert ("error_tracking", "datadog") in facts(extractor, said)
+
+
+def test_a_language_is_no_home_and_a_breed_names_a_pet(extractor: ClauseExtractor) -> None:
+    said = "about me: Lukas, 34, living in Vienna, I speak german + english, I'm gluten intolerant"
+    homes = [value for key, value in facts(extractor, said) if key == "home_city"]
+    assert homes == ["Vienna"]
+    said = "retired mechanical engineer here, 71, live in Adelaide with my wife Margaret and our kelpie Ruby."
+    assert "language" not in kinds(extractor, said)
+
+
+def test_a_web_server_is_no_infrastructure_tool(extractor: ClauseExtractor) -> None:
+    assert ("web_server", "nginx") in facts(extractor, "we run django behind nginx on a hetzner box")

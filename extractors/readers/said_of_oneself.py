@@ -214,6 +214,11 @@ class SaidOfOneself(ReaderBase):
             window = [t.lower_ for t in sent.doc[max(sent.start, token.i - 3) : token.i]]
             if set(window) & (self.lex["person_noun"] | self.lex["kin_noun"] | {"one", "another"}):
                 continue  # "one guest is vegan", "one guy's vegetarian": someone else's diet
+            if token.i - 2 >= sent.start and (
+                sent.doc[token.i - 2].pos_ == "PROPN"
+                and sent.doc[token.i - 1].lower_ in ("'s", "is", "\u2019s")
+            ):
+                continue  # "we're gluten free at home bc Ruby's coeliac": a named one's
             after = [t.lower_ for t in sent.doc[token.i + 1 : min(sent.end, token.i + 3)]]
             if {"not", "n't", "no", "never", "longer"} & set(window) or "anymore" in after:
                 continue

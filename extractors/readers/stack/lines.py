@@ -174,7 +174,7 @@ class StackReader(NameReader, SettingReader):
                 # before names no products of the items after it: "..., pnpm + vitest")
                 stop = next((t.i for t in piece if t.i >= label.end and t.text in ("(", ";")), piece.end)
                 for span in inside:
-                    if span.start < stop:
+                    if span.start < stop and not self.vocab.slot(span.label_).apart:
                         span.label_ = category
         own = category is not None and self.vocab.slot(category).scope == "user"
         pseudo = Clause(

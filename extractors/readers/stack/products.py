@@ -154,6 +154,12 @@ class ProductReader(SupersededProducts):
         for span in current:
             span._.version = upgraded_to(span) or span._.version  # "Bumped Gradle to 8.7"
         self._name_by_subject(clause, current)
+        kinds = {p.label_ for p in previous}
+        if len(current) == 1 and len(kinds) == 1 and clause.head.lemma_.lower() in self._changes:
+            # "replaced sentry with datadog for error tracking": the new one takes the old one's slot
+            (kind,) = kinds
+            if current[0].label_ != kind and self.vocab.slot(kind).scope == "project":
+                current[0].label_ = kind
         by_category: dict[str, list[Span]] = {}
         for span in current:
             if self.vocab.slot(span.label_).scope == "user" and clause.about not in ("speaker", "implied"):
@@ -246,8 +252,8 @@ class ProductReader(SupersededProducts):
             and not self._project_label(root.head)  # ("package manager: pnpm": a slot of the stack)
         ):
             return True
-        if any(c.dep_ == "appos" and c.lemma_.lower() in people for c in root.children):
-            return True
+        if any(c.dep_ in ("appos", "compound") and c.lemma_.lower() in people for c in root.children):
+            return True  # (and "our kelpie Ruby", the parser hanging the kind on the name)
         if root.dep_ not in ("compound", "amod", "nmod", "poss") or root.head._.tech is not None:
             return False
         if span._.version is not None and root.head.i == span.end:

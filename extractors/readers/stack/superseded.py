@@ -189,6 +189,6 @@ def _said_gone_after(span: Span) -> bool:
             return False
         if token.text == "," and doc[n - 1]._.tech is None:
             return False  # "vitest a while ago, jest is gone": a new clause, not a list going on
-        if token.pos_ == "NOUN" and token._.tech is None and token.is_lower:
+        if token.pos_ in ("NOUN", "PROPN") and token._.tech is None and token.is_lower:
             return False  # "onto postgres, the mongoose models are gone": the models are, not postgres
     return False
