@@ -43,6 +43,12 @@ _GREETED_NAME = re.compile(
     r"|june|july|august|september|october|november|december)\b)",
     re.I,
 )
+# "before opening a PR we run X — can you write me a hook ...": the question after a dash starts anew
+_DASHED_QUESTION = re.compile(
+    r"\s+[\u2014\u2013-]+\s+(?=(?:can|could|would|will|how|what|whats|why|where|which|is|are|does|do|any)"
+    r"\s+(?:you|u|i|we|it|this|that|there|the|a|to|one|way|ideas?|tips?)\b)",
+    re.I,
+)
 _NEW_I = re.compile(r"(\b(?:I'm|I am|im|i'm|name is|this is) [A-Z][a-z]+) I (?=[a-z])")
 # "from Nottingham but living in Fukuoka": the "I" before the second half
 _BUT_LIVING = re.compile(r"\b(but|and)\s+(?=(?:living|based)\s+in\b)", re.I)
@@ -224,6 +230,7 @@ def spoken_in_full(line: str, owned: frozenset[str], states: frozenset[str] = fr
     )
     line = _OWNER_FIRST.sub(mine, line)
     line = _GREETED_NAME.sub(r"\1I'm ", line)
+    line = _DASHED_QUESTION.sub(". ", line)
     line = _BARE_NAME.sub(r"\1my name is", line)
     line = _NAME_IS.sub(r"\1 is", line)
     line = _MY_NAME.sub(r"\1 is ", line)

@@ -230,9 +230,8 @@ def test_a_paste_the_speaker_wrote_is_their_own(extractor: ClauseExtractor) -> N
 
 
 def test_states_and_names_written_with_their_punctuation(extractor: ClauseExtractor) -> None:
-    assert ("health:left_handed", "left-handed") in facts(
-        extractor, "i'm left-handed btw, that's probably why"
-    )
+    # (since round fifteen "that's probably why" hedges nothing said before it: a statement)
+    assert [t for t in texts(extractor, "i'm left-handed btw, that's probably why") if "left-handed" in t]
     kids = facts(extractor, "so we've got two kids, Leo (4) and Noor (9 months) — any travel plans")
     assert kids == [("family:kids", "Leo and Noor")]
     passed = texts(extractor, "PASSED my AWS Solutions Architect Associate exam yesterday!!! next one?")

@@ -9,7 +9,8 @@ plural's names listed before the sentence ends, a lowercase word with an object 
 products run together by slashes, "keep getting" told without a subject, "keep in mind", a name given
 after a greeting, what a change names, a config named after a product, a database under another
 slot's label, the new product in the slot of the one it replaced, a language as a place, a dog's
-breed before its name, and a web server."""
+breed before its name, a web server, "that's probably" pointing back, a question after a dash, and
+"let's" proposing."""
 
 from __future__ import annotations
 
@@ -191,3 +192,19 @@ def test_a_language_is_no_home_and_a_breed_names_a_pet(extractor: ClauseExtracto
 
 def test_a_web_server_is_no_infrastructure_tool(extractor: ClauseExtractor) -> None:
     assert ("web_server", "nginx") in facts(extractor, "we run django behind nginx on a hetzner box")
+
+
+def test_that_pointing_back_hedges_nothing_before_it(extractor: ClauseExtractor) -> None:
+    said = "we upgraded to python 3.12 over the weekend — that's probably why the build broke"
+    assert ("python_version", "3.12") in facts(extractor, said)
+    assert texts(extractor, "i think we use postgres") == []
+
+
+def test_a_question_after_a_dash_starts_anew(extractor: ClauseExtractor) -> None:
+    said = "before opening a PR we run `pnpm lint && pnpm test` — can you write me a husky hook that does it"
+    assert ("pre_pr_check", "pnpm lint && pnpm test") in facts(extractor, said)
+
+
+def test_a_proposal_is_no_fact_until_it_is_decided(extractor: ClauseExtractor) -> None:
+    assert texts(extractor, "sure, let's just rewrite the whole thing in COBOL over the weekend") == []
+    assert ("package_manager", "pnpm") in facts(extractor, "let's use pnpm from now on")

@@ -145,6 +145,9 @@ class FeatureReader(WhoReader):
             or self._standing_phrase([t.lower_ for t in clause.tokens if t.i not in described])
             or _stops_doing(clause.head)
         )
+        # "let's just rewrite the whole thing in COBOL over the weekend": proposed, not yet so (but
+        # "let's use pnpm from now on" is decided for every time)
+        clause.planned |= not clause.standing and self._governed_by(clause, frozenset({"let"}))
         clause.conditional = (
             any(c.dep_ == "mark" and c.lower_ in _CONDITION_MARKS for c in head.children)
             or (clause.parent is not None and clause.parent.conditional and head.dep_ == "conj")

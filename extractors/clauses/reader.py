@@ -75,6 +75,8 @@ class ClauseReader(FeatureReader):
             if parent is not None and clause.head.dep_ in ("advcl", "ccomp", "xcomp"):
                 if parent.subject is None and clause.head.i < parent.head.i:
                     continue  # "we adopted a beagle, so expect typos": said before an order, not under it
+                if clause.head.i < parent.head.i and parent.about == "pointing":
+                    continue  # "we upgraded to python 3.12 — that's probably why ...": "that" points back
                 # "i hate mornings, i need two coffees to function": a plan after it does not reach back
                 clause.planned |= parent.planned and clause.head.i > parent.head.i
                 clause.hedged |= parent.hedged
