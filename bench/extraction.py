@@ -89,6 +89,12 @@ NATURAL_SETS = (
     "natural_phrasing_holdout56.jsonl",
     "natural_phrasing_holdout57.jsonl",
     "natural_phrasing_holdout58.jsonl",
+    "natural_phrasing_holdout59.jsonl",
+    "natural_phrasing_holdout60.jsonl",
+    "natural_phrasing_holdout61.jsonl",
+    "natural_phrasing_holdout62.jsonl",
+    "natural_phrasing_holdout63.jsonl",
+    "natural_phrasing_holdout64.jsonl",
 )
 BATCH = 32
 
