@@ -7,6 +7,12 @@ language it implies. A note-taker writes one line per thing and keeps the detail
 after another product, and a bare language named beside products that are written in one, become
 part of that product's record. Nothing is lost (the words stay in the stored text, where recall
 and the inspector find them); what is saved is a record per detail.
+
+Kinds of product people name in passing beside the main choices (``slots.jsonl`` marks them
+``detail``: a language, a linter, a container tool, object storage) go further. Said in passing,
+not on purpose (``_in_passing``), such a product is left to its sentence's free-form note when the
+note says it, or kept in the record of the nearest product or command of its turn
+(``fold_passing_details``, over the reads of a whole line). The cost is the detail's own slot.
 """
 
 from __future__ import annotations
@@ -89,9 +95,8 @@ def fold_passing_details(reads: list[Read]) -> list[Read]:
     a container tool: ``Fact.in_passing``) kept in the record of another product or command the
     same turn names: the nearest one before it in its sentence, else in the turn. "making a
     discord bot in python w/ discord.py", "`make lint` (ruff + mypy under the hood)", "C# on .NET
-    6, clients are Godot": a note-taker's line per main choice, the details on it. A free-form
-    record of the sentence that already says the detail keeps it as it is. Alone, a detail is a
-    record of its own."""
+    6, clients are Godot": a note-taker's line per main choice, the details on it. Alone in its
+    turn, a detail is a record of its own."""
 
     def product(read: Read) -> bool:
         return (
