@@ -10,7 +10,7 @@ products run together by slashes, "keep getting" told without a subject, "keep i
 after a greeting, what a change names, a config named after a product, a database under another
 slot's label, the new product in the slot of the one it replaced, a language as a place, a dog's
 breed before its name, a web server, "that's probably" pointing back, a question after a dash, and
-"let's" proposing."""
+"let's" proposing, and a note said on after a statement of a thing."""
 
 from __future__ import annotations
 
@@ -208,3 +208,13 @@ def test_a_question_after_a_dash_starts_anew(extractor: ClauseExtractor) -> None
 def test_a_proposal_is_no_fact_until_it_is_decided(extractor: ClauseExtractor) -> None:
     assert texts(extractor, "sure, let's just rewrite the whole thing in COBOL over the weekend") == []
     assert ("package_manager", "pnpm") in facts(extractor, "let's use pnpm from now on")
+
+
+def test_a_note_said_on_after_a_statement_of_a_thing_is_the_projects(extractor: ClauseExtractor) -> None:
+    said = "money is always integer cents, never floats. learned that the hard way"
+    assert [(c.scope_level, c.value) for c in extractor.extract([Turn("user", said, 0)])] == [
+        ("project", "never floats")
+    ]
+    assert ("user", "never fish") in [
+        (c.scope_level, c.value) for c in extractor.extract([Turn("user", "im vegetarian, never fish", 0)])
+    ]

@@ -164,7 +164,8 @@ class NoteRules(StandingRules):
             theirs = _in_what_you_give(tokens) or any(
                 t.lemma_.lower() in self.lex["life_noun"] | {"suggestion", "idea"} for t in tokens
             )
-            scope = "project" if technical and not theirs else "user"
+            # ("money is always integer cents, never floats": said on after a statement of a thing)
+            scope = "project" if (technical or self._after_a_thing(tokens)) and not theirs else "user"
         body = plain(plain_before) + ", " + plain(said) if merged else plain(tokens)
         label = self._note_label(sent, tokens[0].i)
         return self.rule_fact(
@@ -174,6 +175,18 @@ class NoteRules(StandingRules):
             list(piece),
             tokens[0].i,
             "rules.note",
+        )
+
+    def _after_a_thing(self, tokens: list[Token]) -> bool:
+        """A note said on after a clause of its sentence whose subject is a thing, not a person:
+        "money is always integer cents, never floats"."""
+        root = tokens[0].sent.root
+        if root.i >= tokens[0].i:
+            return False
+        people = self.lex["person_noun"] | self.lex["kin_noun"] | self.lex["pet_noun"] | self.lex["life_noun"]
+        return any(
+            c.dep_ in ("nsubj", "nsubjpass") and c.pos_ == "NOUN" and c.lemma_.lower() not in people
+            for c in root.children
         )
 
     def _trouble(self, tokens: list[Token]) -> bool:
