@@ -95,6 +95,8 @@ NATURAL_SETS = (
     "natural_phrasing_holdout62.jsonl",
     "natural_phrasing_holdout63.jsonl",
     "natural_phrasing_holdout64.jsonl",
+    "natural_phrasing_holdout65.jsonl",
+    "natural_phrasing_holdout66.jsonl",
 )
 BATCH = 32
 
