@@ -114,12 +114,13 @@ def fold_passing_details(reads: list[Read]) -> list[Read]:
     if not details:
         return reads
     hosts = [r for r in reads if (product(r) or command(r)) and r not in details]
+    order = {id(r): n for n, r in enumerate(reads)}
     folded: dict[int, list[Fact]] = {}
     for read in details:
         mates = [h for h in hosts if h.turn is read.turn]
         if mates:
             # (a tie, two commands read from one clause's head: the one named later, nearer)
-            host = min(mates, key=lambda h: (*_distance(h, read), -reads.index(h)))
+            host = min(mates, key=lambda h: (*_distance(h, read), -order[id(h)]))
             folded.setdefault(id(host), []).append(read.fact)
     gone = {id(f) for facts in folded.values() for f in facts}
     out = []
@@ -145,10 +146,9 @@ def _in_passing(fact: Fact, sent: Any, words: DetailWords) -> bool:
     sentence is about: not "we use REST for the mobile api" (the object of the main verb), "we
     lint with eslint" (the slot's own phrase), "we replaced eslint with biome" (a change), but
     "camelCase in the JSON api", "make lint (ruff + mypy under the hood)", "C# on .NET 6"."""
-    category = fact.category
-    if category is None or not words.slot(category).detail or _VERSIONED.search(fact.value):
+    spec = words.slot(fact.category) if fact.category is not None else None
+    if spec is None or not spec.detail or _VERSIONED.search(fact.value):
         return False  # ("python 3.12", "fortran 90": a version is a choice said on purpose)
-    spec = words.slot(category)
     doc = sent.doc
     governor = next((t for t in doc[fact.anchor].ancestors if t.pos_ in ("VERB", "AUX")), None)
     near = [

@@ -10,6 +10,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from extractors.ambiguity import MONTHS, WEEKDAYS
+
 # where a sentence starts in a line: its beginning, or after ". ", "! ", "? "
 _START = r"(?:^|[.!?]\s+)"
 # a sentence opening on a noun then a capitalised name: "wife Ingrid is vegan", "also son Kofi ..."
@@ -39,8 +41,7 @@ _BARE_NAME = re.compile(rf"({_START})(name(?:'s|\s+is))(?=\s+[A-Z])", re.I)
 _GREETED_NAME = re.compile(
     r"^((?:hi|hey|hello|hiya|heya|yo|hola|ola|hallo|moin|ciao|salut|bonjour)\b[\s,!.]*)"
     r"(?:it'?s|its|soy|sou|sono|ich bin|je suis)\s+(?=[A-ZÀ-Ý][a-zà-ÿ]+\b)"
-    r"(?!(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may"
-    r"|june|july|august|september|october|november|december)\b)",
+    rf"(?!(?:{'|'.join(sorted(WEEKDAYS | MONTHS))})\b)",  # ("hi, it's Monday again")
     re.I,
 )
 # "before opening a PR we run X — can you write me a hook ...": the question after a dash starts anew
