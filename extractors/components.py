@@ -3,6 +3,7 @@ the tokenizer's chat spellings (``patterns/spellings.jsonl``): what the parse ne
 does not know about chat.
 
 - ``mnemo_chat_sentences_v1``: sentence starts chat misses ("no emojis. ever. makes it look ...");
+- ``mnemo_hyphened_names_v1``: "Hye-jin", "Min-jun" as one name;
 - ``mnemo_chat_norms_v1``: lemmas for chat spellings ("im", "dont");
 - ``mnemo_coined_words_v1``: a word the model never saw is a name, not a preposition;
 - ``mnemo_tech_v1``: products of ``patterns/vocabulary.jsonl``.
@@ -60,6 +61,8 @@ def add_components(nlp: Language, known_words: frozenset[str], discourse: frozen
     for text, pieces in chat_spellings().items():
         tokenizer.add_special_case(text, pieces)
     nlp.add_pipe("mnemo_chat_sentences_v1", before="parser")
+    names: Any = nlp.add_pipe("mnemo_hyphened_names_v1")
+    names.dictionary = _dictionary(nlp)
     nlp.add_pipe("mnemo_chat_norms_v1")
     coined: Any = nlp.add_pipe("mnemo_coined_words_v1")
     coined.known_words = known_words
@@ -106,6 +109,64 @@ class _CoinedWords:
         return doc
 
 
+class _HyphenedNames:
+    """A name written with a hyphen ("Hye-jin", "Min-jun", "Hans-Peter") is one name: the tokenizer
+    cuts it in three and the tagger reads the pieces as nouns, so "I'm Hye-jin" names nobody. Merged
+    into one proper noun when a piece is no word of English ("Built-in", "Follow-up" stay cut, and
+    so does "Mary-Kate", both of whose pieces are words)."""
+
+    def __init__(self) -> None:
+        self.dictionary: frozenset[str] = frozenset()  # the lemmatizer's words of English
+
+    def _english(self, token: Any) -> bool:
+        return token.lower_ in self.dictionary or token.lemma_.lower() in self.dictionary
+
+    def __call__(self, doc: Any) -> Any:
+        if not self.dictionary:
+            return doc
+        spans = []
+        n = 0
+        while n + 2 < len(doc):
+            first, dash, second = doc[n], doc[n + 1], doc[n + 2]
+            if (
+                dash.text == "-"
+                and not first.whitespace_
+                and not dash.whitespace_
+                and first.is_alpha
+                and second.is_alpha
+                and first.text[:1].isupper()
+                and first.text[1:].islower()
+                # "Min-jun", "Hye-jin": a second piece no word of English; "Hans-Peter": a first one
+                # (not "Built-in", "Follow-up", "Code-Kommentare": words of a language)
+                and (
+                    (second.text.islower() and not self._english(second))
+                    or (second.is_title and not self._english(first))
+                )
+                and (n + 3 >= len(doc) or doc[n + 3].text != "-")
+            ):
+                spans.append(doc[n : n + 3])
+                n += 3
+            else:
+                n += 1
+        with doc.retokenize() as retokenizer:
+            for span in spans:
+                retokenizer.merge(span, attrs={"POS": "PROPN", "TAG": "NNP", "LEMMA": span.text})
+        return doc
+
+
+def _dictionary(nlp: Language) -> frozenset[str]:
+    """The base forms the model's lemmatizer knows, by any part of speech: a dictionary of English."""
+    if "lemmatizer" not in nlp.pipe_names:
+        return frozenset()
+    index = nlp.get_pipe("lemmatizer").lookups.get_table("lemma_index")  # type: ignore[attr-defined]
+    return frozenset(word for pos in index for word in index[pos])
+
+
+@Language.factory("mnemo_hyphened_names_v1")
+def _hyphened_names(nlp: Language, name: str) -> _HyphenedNames:
+    return _HyphenedNames()
+
+
 @Language.factory("mnemo_coined_words_v1")
 def _coined_words(nlp: Language, name: str) -> _CoinedWords:
     return _CoinedWords()
@@ -126,23 +187,31 @@ def _chat_sentences(nlp: Language, name: str) -> Any:
                 token.text in _DASHES
                 and token.whitespace_
                 and doc[token.i - 1].whitespace_
-                and following.lower_ in _SUBJECTS
-                and _a_note_before(doc, token.i)
+                and (
+                    (following.lower_ in _SUBJECTS and _a_note_before(doc, token.i))
+                    or (
+                        following.tag_ == "VBD"
+                        and _a_note_before(doc, token.i, _LIMITING)
+                        and not _dashed_before(doc, token.i)
+                    )
+                )
             ):
-                following.is_sent_start = True  # "python 3.12 not 3.11 — I checked the Dockerfile"
+                # "python 3.12 not 3.11 — I checked the Dockerfile", "long story short — moved to Berlin"
+                following.is_sent_start = True
         return doc
 
     return mark
 
 
-def _a_note_before(doc: Any, dash: int) -> bool:
+def _a_note_before(doc: Any, dash: int, qualifying: frozenset[str] | None = None) -> bool:
     """What comes before a dash since the sentence began is a note of its own, no clause and no
     qualifier of what follows ("except on weekends — I'm fine with ...")."""
+    qualifying = _QUALIFYING if qualifying is None else qualifying
     start = dash
     while start > 0 and not doc[start - 1].is_sent_end and doc[start - 1].text not in (".", "!", "?"):
         start -= 1
     return not any(
-        t.tag_.startswith("VB") or t.tag_ == "MD" or t.lower_ in _QUALIFYING for t in doc[start:dash]
+        t.tag_.startswith("VB") or t.tag_ == "MD" or t.lower_ in qualifying for t in doc[start:dash]
     )
 
 
@@ -152,6 +221,20 @@ _QUALIFYING = frozenset(
     {"except", "unless", "but", "only", "if", "when", "sorry", "wait", "no", "scratch", "typo", "oops"}
     | {"actually", "correction", "update", "edit", "ugh", "ok", "okay", "so"}
 )
+
+
+def _dashed_before(doc: Any, dash: int) -> bool:
+    """Whether the sentence has a dash before this one: "the build -- as usual -- broke" sets an aside
+    between two dashes."""
+    start = dash
+    while start > 0 and not doc[start - 1].is_sent_end and doc[start - 1].text not in (".", "!", "?"):
+        start -= 1
+    return any(t.text in _DASHES for t in doc[start:dash])
+
+
+# before a dash and a verb with no subject ("long story short — moved to Berlin"), what makes the
+# words a limit of what follows rather than a note of their own
+_LIMITING = frozenset({"except", "unless", "but", "only", "if", "when"})
 
 
 @Language.factory("mnemo_tech_v1")

@@ -47,6 +47,13 @@ class FeatureReader(WhoReader):
             (c for c in subjects if c.lower_ in SPEAKER | GROUP), subjects[0] if subjects else None
         )
         auxes = [c for c in head.children if c.dep_ in ("aux", "auxpass") and c.i < head.i]
+        if (
+            subject is not None
+            and head.tag_ == "VBD"
+            and subject.i < head.i
+            and any(t.text == ":" for t in head.doc[subject.i + 1 : head.i])
+        ):
+            subject = None  # "new job news: started at Datadog on monday": a label, not who did it
         if subject is None and clause.parent is not None and head.dep_ == "conj" and _shares_subject(clause):
             subject = clause.parent.subject  # "we use postgres and deploy to fly" (not ", ignore that")
         elif (
@@ -67,6 +74,13 @@ class FeatureReader(WhoReader):
             clause.about = "implied"  # "moved to Kraków in march", "allergic to peanuts"
         if subject is None and clause.about == "none" and head.tag_ == "VBD" and _opens(sentence, head):
             clause.about = "implied"  # "moved up to Glasgow last month, new flat is tiny": parsed as an aside
+        if (
+            subject is None
+            and clause.about == "none"
+            and head.tag_ == "VBD"
+            and _after_a_label(sentence, head)
+        ):
+            clause.about = "implied"  # "new job news: left stripe, started at Datadog on monday"
         if subject is None and sentence[0].lower_ == "myself":
             clause.about = "implied"  # "Myself Arjun, working as SRE in Bengaluru": an introduction
         return subject, auxes
@@ -212,6 +226,14 @@ class FeatureReader(WhoReader):
                 return (
                     "imperative"  # "For hotfix branches skip the tests": the subject is the opener's object
                 )
+            if (
+                head.tag_ == "VB"
+                and not auxes
+                and any(
+                    c.lower_ in ("please", "pls", "plz") and subject.i < c.i < head.i for c in head.children
+                )
+            ):
+                return "imperative"  # "commit messages please write in english": the thing, then the order
         # "give me everything in acres, the metric stuff means nothing to me": an opening verb the
         # parser hung under the next clause is still an order
         # ("dont use lodash, we're trying to rip it out": its "do" or "never" opens it)
@@ -369,6 +391,13 @@ def _subject_of(verb: Token) -> Token | None:
 _OPENING_WORDS = frozenset(
     {"so", "ok", "okay", "finally", "just", "also", "and", "well", "btw", "fyi", "recently"}
 )
+
+
+def _after_a_label(sentence: Span, head: Token) -> bool:
+    """Whether ``head`` follows a label that opens the sentence ("new job news: ...") with no verb
+    before the colon."""
+    colon = next((t.i for t in sentence if t.text == ":" and t.i < head.i), None)
+    return colon is not None and not any(t.pos_ in ("VERB", "AUX") for t in sentence if t.i < colon)
 
 
 def _opens(sentence: Span, head: Token) -> bool:

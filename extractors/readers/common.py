@@ -4,6 +4,7 @@ vocabulary, and the token helpers more than one reader needs."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -548,3 +549,35 @@ def goes_wrong(verb: Token) -> bool:
     ):
         return True  # "rspec is slow af on my m1" (but "jest was too slow": why it was left)
     return lemma == "return" and any(re.fullmatch(r"[45]\d\d", c.text) for c in verb.children)
+
+
+def points_elsewhere(
+    tokens: Sequence[Token], head: Token | None = None, subject: Token | None = None
+) -> bool:
+    """ "use them when possible", "code has to pass that", "never skip 2": what a rule is about is
+    named elsewhere (by a pronoun, by a number in a list), so the rule alone says nothing. Only the
+    main verb's object counts ("stop apologizing so much, just fix it" is about the apologies)."""
+    if not tokens:
+        return False
+    inside = {t.i for t in tokens}
+    root = head or next((t for t in tokens if t.head.i not in inside or t.head.i == t.i), tokens[0])
+    main = {root.i} | {c.i for c in root.children if c.dep_ == "xcomp"}
+    objects = [t for t in tokens if t.dep_ == "dobj" and t.head.i in main]
+    if not objects or not all(t.lower_ in _POINTERS or t.like_num for t in objects):
+        return False
+    if any(
+        c.dep_ in ("advcl", "ccomp") and any(s.dep_ == "nsubj" for s in c.children)
+        for t in objects
+        for c in t.head.children
+    ):
+        return False  # "flag it if something is off-label": "it" is what the condition says
+    # ("use unknown and narrow it": what the order makes of "it" is said)
+    return not any(
+        (t.pos_ in ("NOUN", "PROPN") or (t.pos_ == "ADJ" and t.dep_ in ("acomp", "oprd", "conj")))
+        and t != subject
+        and t not in objects
+        for t in tokens
+    )
+
+
+_POINTERS = frozenset({"this", "that", "these", "those", "it", "them", "him", "her", "one", "ones"})

@@ -12,6 +12,7 @@ from extractors.readers.common import (
     DEICTIC,
     Fact,
     Span,
+    Token,
     command_fact,
     condition,
     joined,
@@ -129,9 +130,20 @@ class EventReader(StackReader):
             or all(c.lower_ in DEICTIC or _TIME.fullmatch(joined(list(c.subtree)).lower()) for c in objects)
         ):
             return []  # "I hiked there last spring": where is in another message
-        text = _event_text(clause)
+        # "just got back from 3 weeks backpacking in Peru": what the weeks were spent doing goes with them
+        doing = [
+            c
+            for c in head.children
+            if c.dep_ == "advcl"
+            and c.tag_ == "VBG"
+            and c.i > head.i
+            and not any(s.dep_ in ("nsubj", "nsubjpass", "mark") for s in c.children)
+            and not any(t.is_punct for t in head.doc[head.i : c.left_edge.i])
+        ]
+        text = _event_text(clause, [t for c in doing for t in c.subtree])
         if not text or len(text.split()) > 30:
             return []
+        objects += doing
         ago = _AGO.search(text_words)
         return [
             Fact(
@@ -394,9 +406,9 @@ def _as_project(clause: Clause) -> Clause:
     return _replace(clause, about="project", mood="statement" if clause.mood == "fragment" else clause.mood)
 
 
-def _event_text(clause: Clause) -> str:
+def _event_text(clause: Clause, doing: list[Token] | None = None) -> str:
     """The event in the third person, without an opening aside ("sorry for the slow replies, ...") or
-    a run-on ("..., took the week off")."""
+    a run-on ("..., took the week off"); ``doing``: the words of what the time was spent doing."""
     head = clause.head
     aside = {
         t.i
@@ -406,6 +418,8 @@ def _event_text(clause: Clause) -> str:
         for t in c.subtree
     }
     tokens = [t for t in clause.tokens if t.i not in aside]
+    if doing:
+        tokens = sorted({*tokens, *doing}, key=lambda t: t.i)
     if clause.about == "implied":
         text = implied_third_person(trim(tokens), head)
     else:

@@ -37,7 +37,10 @@ _OPENERS = frozenset(
 )
 _MAX_WORDS = 40
 _SAID_AM = frozenset({"im", "i'm", "m", "'m", "am"})
-_ME = frozenset({"me", "about", "myself", "moi", "yo", "ich", "eu", "io"})
+# "me: Lena, Munich", "about me:", "kurz zu mir:", "sobre mim:": what labels notes on the speaker
+_ME = frozenset(
+    {"me", "about", "myself", "moi", "yo", "ich", "eu", "io", "mir", "mim", "zu", "sobre", "über"}
+)
 _BREAKS = frozenset({",", "-", "\u2014", "\u2013"})
 _NOT_WHO = frozenset(
     {"new", "same", "also", "just", "ok", "okay", "everyone", "nobody", "all", "still", "back", "long"}
@@ -56,17 +59,19 @@ class Introductions(ReaderBase):
         if noted is not None:
             return noted
         start = _after_label(tokens)
+        if _greeted(tokens, start):
+            start += 2  # "namaskar, Vikram here, devops at ...": a greeting in any language
         while start < len(tokens) and (tokens[start].is_punct or tokens[start].lower_ in _OPENERS):
             start += 1
         opened = start
         # "Ahmed here, SAP consultant from Cairo": the name said with "here", then what they are
-        # ("Hey, Arjun here — embedded guy": after a greeting too)
+        # ("Hey, Arjun here — embedded guy": after a greeting too; "Lucas aqui, ...", "Jana hier")
         name_here = (
             len(tokens) > start + 3
             and tokens[start].pos_ == "PROPN"
             and tokens[start].lower_ not in self.lex["occupation_noun"]  # "postdoc here — ...": no name
-            and tokens[start + 1].lower_ == "here"
-            and tokens[start + 2].text in _BREAKS
+            and tokens[start + 1].lower_ in _HERE
+            and tokens[start + 2].text in _AFTER_HERE
         )
         if name_here:
             tokens, start = tokens[start:], 0
@@ -74,7 +79,7 @@ class Introductions(ReaderBase):
         if named:  # "im Priya, ICU nurse at ...": the name, then what they are
             comma = next((n for n in range(start, len(tokens)) if tokens[n].text in _BREAKS), None)
             if comma is None:
-                return []
+                return [self._name(tokens[0])] if name_here else []  # "Marco here (he/him)."
             start = comma + 1
         name_first = not named and self._name_first(tokens)
         if name_first:  # "Tomasz, backend dev in Wrocław"
@@ -87,6 +92,18 @@ class Introductions(ReaderBase):
         if role is None and not named:
             return self._condition(tokens[start:])  # "... learning Spanish. type 2 diabetic so ..."
         if role is None and name_here:
+            if (
+                tokens[start].lower_ in ("from", "in")
+                and start + 1 < len(tokens)
+                and tokens[start + 1].pos_ == "PROPN"
+            ):
+                # "Lucas aqui, from Belo Horizonte": where the person is from, said with the name
+                end = _end(tokens, start)
+                said = f"{tokens[0].text}, {joined(tokens[start:end]).strip(' ,')}"
+                return [
+                    self._name(tokens[0]),
+                    _note(said, f"{SUBJECT_MARK}: {said}", tokens, tokens[start].i),
+                ]
             return [self._name(tokens[0])]  # "Hey, Arjun here — embedded guy, STM32 + FreeRTOS"
         if role is None and named and not name_first and any(t.lower_ in _SAID_AM for t in tokens[:opened]):
             return [self._name(tokens[opened])]  # "hi im Kenji, robotics nerd at ...": the name at least
@@ -243,7 +260,19 @@ class Introductions(ReaderBase):
             after = tokens[n + 1] if n + 1 < len(tokens) else None
             if token.is_punct or token.lower_ in ("at", "in", "for", "from", "with", "here", "and", "(", "@"):
                 break
+            if (
+                token.lower_ == "of"
+                and words
+                and words[-1].lower_ in occupations
+                and not (after and after.like_num)
+            ):
+                break  # "CTO of a small agency in Doha": the role is the CTO (but "mom of 3")
             trade = after is not None and after.lower_ in occupations  # "embedded dev", tagged a verb
+            # "devops at an edtech", tagged a verb (but "we cook with RunUAT": a verb with its subject)
+            trade = trade or (
+                token.lower_ in occupations
+                and not any(c.dep_ == "nsubj" and c.pos_ == "PRON" for c in token.children)
+            )
             if token.pos_ in ("VERB", "AUX") and token.tag_ not in ("VBN", "VBG") and not trade:
                 return None  # a clause: "server keeps crashing"
             words.append(token)  # "salesforce admin", "SAP consultant": a product may name the trade
@@ -254,12 +283,34 @@ class Introductions(ReaderBase):
             return None  # "dev-only deps you can just add": a kind of thing, not who one is
         if any(t.text == ":" for t in tokens[len(words) : len(words) + 6]):
             return None  # "local dev for the pipelines: dagster dev ...": a label over a command
-        head = next((t for t in reversed(words) if t.pos_ in ("NOUN", "PROPN", "ADJ", "X")), None)
+        head = next(
+            (
+                t
+                for t in reversed(words)
+                if t.pos_ in ("NOUN", "PROPN", "ADJ", "X") or t.lower_ in occupations
+            ),
+            None,
+        )
         if head is None:
             return None
         if head.lower_ not in occupations and head.lemma_.lower() not in occupations:
             return None
         return joined(words)
+
+
+_HERE = frozenset({"here", "aqui", "aquí", "hier", "ici", "qui"})
+_AFTER_HERE = _BREAKS | {"("}  # "Marco here (he/him)"
+
+
+def _greeted(tokens: list[Token], start: int) -> bool:
+    """ "namaskar, Vikram here, ...", "Moin, Jana hier", "안녕하세요, I'm Hye-jin": one word and a comma
+    before a name said with "here", or before "I'm"."""
+    if len(tokens) <= start + 5 or not tokens[start].is_alpha or tokens[start + 1].text not in (",", "!"):
+        return False
+    after = tokens[start + 2]
+    return (
+        after.pos_ == "PROPN" and tokens[start + 3].lower_ in _HERE and tokens[start + 4].text in _AFTER_HERE
+    ) or after.lower_ in ("i", "im", "i'm")
 
 
 def _before_dash(tokens: list[Token]) -> list[Token]:

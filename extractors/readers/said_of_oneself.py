@@ -30,7 +30,8 @@ class SaidOfOneself(ReaderBase):
             return []
         for match in _PRONOUNS.finditer(text.lower()):
             before = text[: match.start()].rstrip()
-            named = before.endswith("(") and bool(re.search(r"\b[A-Z][a-z]+\s*\($", before))
+            # ("I'm Sam (they/them)", "name's Sam, they/them", "Sam, she/her, Glasgow")
+            named = bool(re.search(r"\b[A-Z][a-z]+\s*[(,]$", before))
             own = "pronoun" in text.lower() or before.lower().endswith((" use", " by")) or named
             if not own:
                 continue
@@ -61,8 +62,8 @@ class SaidOfOneself(ReaderBase):
         if not found:
             return []
         mine = words & {"i", "i'm", "im", "my", "me", "based", "m"} or re.match(
-            r"\s*(?:tz|time\s*zone|timezone)\s*[:=\-]", text, re.I
-        )
+            r"\s*(?:tz|time\s*zone|timezone)\s*(?:[:=\-]|is\b)", text, re.I
+        )  # "tz: CET", "timezone is PST fyi": a label said first is the speaker's own
         said = [t for t in sent if not t.is_punct]
         of_code = any(t.lemma_.lower() in self.lex["code_noun"] or t.lower_ == "db" for t in sent)
         if (

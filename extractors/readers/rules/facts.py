@@ -90,6 +90,10 @@ def _of_artifacts(token: Token) -> bool:
             "indentation",
             "indent",  # "style: 2 spaces indent, single quotes": the code's
             "semicolons",
+            "json",  # "snake_case in json responses": what the API answers, not the assistant
+            "api",
+            "endpoint",
+            "endpoints",
         )
         for t in _segment(token)
     )
@@ -225,6 +229,8 @@ class RuleBase(ReaderBase):
                 end = i + 1
                 if end < len(words) and words[end] in ("indentation", "indent", "indents", "indenting"):
                     end += 1
+                if word in ("tab", "space") and start == i and end == i + 1:
+                    continue  # "space theme sounds fun": one space, counted by nothing, lays out nothing
                 return "indentation", joined(tokens[start:end])
         return None, None
 

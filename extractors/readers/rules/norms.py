@@ -191,6 +191,7 @@ class NormRules(RuleBase):
             or clause.standing
             or practice
             or words & {"everything", "all", "only"}
+            or naming_style(tokens)
         ):
             return None
         return third_person(tokens, clause.subject).rstrip(".")
@@ -296,3 +297,21 @@ def _has_to(head: Token) -> bool:
     if head.dep_ == "xcomp" and head.head.lemma_ in ("have", "need", "got"):
         return True
     return head.lemma_ in ("have", "need") and any(c.dep_ == "xcomp" and c.i > head.i for c in head.children)
+
+
+# the ways to write a name: "snake_case", "camelCase", "kebab-case", "PascalCase"
+_CASES = frozenset({"snake", "camel", "kebab", "pascal", "screaming", "lower", "upper", "title"})
+_STYLED = frozenset({"snake_case", "camelcase", "pascalcase", "kebabcase", "screaming_snake_case"})
+
+
+def naming_style(tokens: list[Token]) -> bool:
+    """Whether the words name a way of writing names ("we use snake_case in json responses")."""
+    doc = tokens[0].doc if tokens else None
+    for t in tokens:
+        if t.lower_ in _STYLED:
+            return True
+        if doc is not None and t.lower_ == "case" and t.i > 1:
+            before = doc[t.i - 2] if doc[t.i - 1].text in ("-", "_") else doc[t.i - 1]
+            if before.lower_ in _CASES:
+                return True
+    return False

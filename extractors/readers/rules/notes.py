@@ -5,7 +5,16 @@ naming: feature/<ticket>-short-desc")."""
 from __future__ import annotations
 
 from extractors.clauses.model import for_one_time
-from extractors.readers.common import BREAKING, DEICTIC, Fact, Span, Token, goes_wrong, pieces
+from extractors.readers.common import (
+    BREAKING,
+    DEICTIC,
+    Fact,
+    Span,
+    Token,
+    goes_wrong,
+    pieces,
+    points_elsewhere,
+)
 from extractors.readers.rules.facts import COMMAND
 from extractors.readers.rules.standing import StandingRules, without_please
 from extractors.render import plain, trim
@@ -116,6 +125,10 @@ class NoteRules(StandingRules):
             return None
         if self._trouble(tokens):
             return None  # "the login test times out on CI only": where it goes wrong, not a rule
+        if not any(t.pos_ in ("NOUN", "PROPN", "VERB", "ADJ", "NUM", "X") for t in tokens):
+            return None  # "we got hurt by this in 2022, never again": about nothing it names
+        if points_elsewhere(tokens):
+            return None  # "never touch it": what "it" is was said before
         zones = self.lex["timezone"]
         if {t.lower_ for t in said} & zones and not set(words) & (self.lex["code_noun"] | {"db"}):
             return None  # "JST now, not eastern": where the speaker is, the time zone reader's
@@ -152,8 +165,17 @@ class NoteRules(StandingRules):
                 or t.lower_ in ("tabs", "spaces", "utc")  # how code is written
                 for t in tokens
             )
+            # "no jquery.", "no ORMs": a product banned, said alone
+            banned = (
+                words[0] == "no"
+                and len(tokens) == 2
+                and any(
+                    t._.tech is not None and self.vocab.slot(t._.tech).scope == "project" for t in tokens[1:]
+                )
+            )
             if (
                 not instead
+                and not banned
                 and not (_no_thing_where(tokens) and (technical or _in_what_you_give(tokens)))
                 and (words[0] == "no" or not ({"always", "only", "never"} & set(words) or everywhere))
             ):
@@ -300,6 +322,14 @@ def _a_clause(tokens: list[Token], nouns: frozenset[str] = frozenset()) -> bool:
             or any(c.dep_ in ("nsubj", "nsubjpass", "expl") for c in t.children)
         )
         for t in tokens
+    ) or any(
+        # "my shader graph looks washed out on deck only": "looks" mistagged, still a verb's helper
+        t.pos_ == "AUX"
+        and t.tag_ in ("NN", "NNS")
+        and t.dep_ in ("aux", "auxpass")
+        and t.head.tag_ in ("VBN", "VBG")
+        and t.head.i in kept
+        for t in tokens
     )
 
 
@@ -367,8 +397,19 @@ def _noted(
         or over
         or (len(words) > 2 and words[1] in (":", "="))
         or any(p in text for p in ("from now on", "going forward", "every time", "by default"))
+        or _a_limit(tokens)
     )
     return marked
+
+
+def _a_limit(tokens: list[Token]) -> bool:
+    """ "PRs max ~400 lines of diff", "functions under 50 lines max": a limit set with a number (not
+    "explain monads in two sentences max", an order for this answer)."""
+    return not any(t.tag_ == "VB" for t in tokens) and any(
+        t.lower_ in ("max", "min", "maximum", "minimum")
+        and any(u.like_num or u.text.lstrip("~<>").isdigit() for u in tokens[max(0, n - 3) : n + 3])
+        for n, t in enumerate(tokens)
+    )
 
 
 def _no_thing_where(tokens: list[Token]) -> bool:

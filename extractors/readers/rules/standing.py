@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from extractors.clauses import PLEASE, Clause
 from extractors.clauses.model import describing_a_thing_to_make, in_quotes, keeps_happening
-from extractors.readers.common import DEICTIC, Fact, Token, checkpoint_of
+from extractors.readers.common import DEICTIC, Fact, Token, checkpoint_of, points_elsewhere
 from extractors.readers.rules.norms import NormRules
 from extractors.render import SUBJECT_MARK, plain, trim
 
@@ -123,7 +123,7 @@ class StandingRules(NormRules):
             body = self._imperative(clause, tokens)
         elif clause.mood == "statement" and clause.tense in ("present", "perfect"):
             body = self._norm(clause, tokens)
-        if not body:
+        if not body or points_elsewhere(clause.tokens, clause.head, clause.subject):
             return []
         if clause.mood == "imperative" and (clause.modal is not None or not self._for_every_time(clause)):
             return []  # "must be nice": a modal is no order
@@ -266,14 +266,33 @@ class StandingRules(NormRules):
             return True
         # "keep answers short" is a standing wish; "explain how hooks work" asks for one answer
         said_of = {t.lower_ for t in tokens if t.i != clause.head.i}
-        if clause.head.lemma_.lower() in self.lex["teach_verb"] and any(
-            c.dep_ == "dobj" and c.lemma_.lower() not in self.lex["answer_word"] and _a_given_thing(c)
-            for c in clause.head.children
+        if (
+            clause.head.lemma_.lower() in self.lex["teach_verb"]
+            and any(
+                c.lemma_.lower() not in self.lex["answer_word"]
+                and (
+                    (
+                        c.dep_ == "dobj"
+                        and (_a_given_thing(c) or c.lower_ not in _IN_GENERAL)
+                        and not any(p.lower_ == "your" for p in c.children)  # "explain your reasoning"
+                        # said right after the verb ("explain simply bitte", "..., i'm not a dev": misparsed)
+                        and not any(t.is_punct or t.pos_ == "ADV" for t in c.doc[clause.head.i + 1 : c.i])
+                    )
+                    or (
+                        c.dep_ == "ccomp" and any(s.dep_ == "nsubj" and _a_given_thing(s) for s in c.children)
+                    )
+                )
+                for c in clause.head.children
+            )
         ):
-            return False  # "Explain the CAP theorem in 3 sentences": this answer's topic, and its length
+            # "Explain the CAP theorem in 3 sentences", "explain me monads in two sentences max": this
+            # answer's topic, and its length (but "explain stuff simply" is every answer's way)
+            return False
         signals = (self.lex["answer_word"] - {"me"}) | self.lex["language_name"]
         if self.rule_scope(tokens) == "user" and said_of & signals:
             return True
+        if any(t.lower_ in self.lex["language_name"] and t.head.lower_ == "in" for t in tokens):
+            return True  # "code comments please write in english": the language a kind of text is in
         if {t.lower_ for t in tokens if t.i not in described} & _QUANTIFIERS:
             return True  # but "write a hook that runs on every push" is one hook, written once
         if clause.head.lemma_.lower() in _VOICE_VERBS and any(
@@ -293,6 +312,13 @@ class StandingRules(NormRules):
 # what "this" or "here" points at when it is the whole of the work: "don't use lodash in this codebase"
 _WHOLE = frozenset(
     {"codebase", "repo", "repository", "project", "monorepo", "team", "company", "org", "workspace"}
+)
+
+
+# what a teaching order is about when it is about every answer: "explain things like I'm five"
+_IN_GENERAL = frozenset(
+    {"things", "stuff", "concepts", "everything", "anything", "code", "it", "them", "terms", "ideas"}
+    | {"jargon", "changes", "steps", "decisions", "choices", "errors", "tradeoffs", "why"}
 )
 
 

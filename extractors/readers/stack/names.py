@@ -60,6 +60,8 @@ class NameReader(ProductReader):
             and not any(c.dep_ == "compound" for c in value.children)
         ):
             return []  # "frontend is react 18, server state w/ ...": a slot's own name, not a product
+        if value.lower_ in self.lex["language_name"]:
+            return []  # "code comments keep in english": a language people speak, not a product
         if value.lower_ in self.lex["branch_name"] and category != "vcs_host":
             return []  # "CI only runs on master": a branch, not where the project is hosted
         if clause.subject is not None and any(c.lower_ == "no" for c in clause.subject.children):
@@ -148,6 +150,10 @@ class NameReader(ProductReader):
         if name[0].lower_ in _ORDERS:
             return []  # "Use 2 spaces for indentation.": an order the tagger took for a name
         value = piece.doc[name[0].i : name[-1].i + 1].text  # as written: "@wordpress/env", "esp-hal"
+        if not _latin(value):
+            return []  # "아 sorry, jenkins was my old company": a word of another language
+        if len(name) > 1 and all(t.is_lower and t.is_alpha and self._coined(t) for t in name):
+            return []  # "bhai ek baat, in our repo ...": a phrase of another language, not a product
         glued = " " not in value and any(ch in value for ch in "-_") and value.lower() not in self.known_words
         coined = glued or any(self._coined(t) for t in name)
         if not coined and not any(t.pos_ == "PROPN" for t in name):
@@ -243,3 +249,8 @@ def _name_like(token: Token) -> bool:
     if token.pos_ == "PROPN" or any(ch.isupper() for ch in text[1:]) or any(ch.isdigit() for ch in text):
         return True
     return token.pos_ == "NOUN" and not token.lower_.endswith(("s", "ing", "tion", "ment"))
+
+
+def _latin(text: str) -> bool:
+    """Whether every letter of a name is in the Latin script (product names are)."""
+    return all(ord(ch) < 0x250 for ch in text if ch.isalpha())
