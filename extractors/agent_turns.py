@@ -3,6 +3,7 @@ advice, an explanation, a plan); a turn that tells nothing reports nothing, what
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 
@@ -28,6 +29,10 @@ def acts(doc: Any, done: frozenset[str]) -> bool:
             and any(c.dep_ == "prt" for c in token.children)  # (not "X is configured through Y": how)
         ):
             return True  # "Sentry is wired up for the API": a product the agent has set up
+        if _a_file_says(token) and not doc.text.rstrip().endswith("?"):
+            # "The prod Dockerfile uses `node:20.11-alpine`": a state read off a file (but "the
+            # Dockerfile uses Python 3.10. Which is right?" asks)
+            return True
         if token.lower_ in ("i", "we") and token.dep_ in ("nsubj", "nsubjpass"):
             head = token.head
             if head.tag_ in ("VBD", "VBN") or any(a.lower_ in ("'ve", "have") for a in head.children):
@@ -44,11 +49,35 @@ def acts(doc: Any, done: frozenset[str]) -> bool:
                 (first.pos_ == "VERB" and first.tag_ in ("VBD", "VBN"))
                 or (first.tag_ == "VB" and first.lemma_.lower() in done)
                 or past_of(first.lower_, done)  # "Swapped image loading ...", however it was tagged
+                or past_of(first.lower_, VERIFIED)  # "Checked `template.yaml`: the runtime is ..."
             )
         ):
             # "Bumped the Compose BOM to ...", "Renamed stg_orders_v2 ...": the agent's "I" left out
             return True
     return False
+
+
+# what a file does that tells how the project is set up
+_FILE_VERBS = frozenset(
+    {"use", "say", "pin", "target", "set", "specify", "point", "define", "list", "require"}
+)
+_FILES = frozenset({"dockerfile", "makefile", "lockfile", "config", "manifest", "workflow", "justfile"})
+
+
+def _a_file_says(verb: Any) -> bool:
+    """ "The prod Dockerfile uses `node:20.11-alpine`", "`.nvmrc` says 20.11.0": what a file the agent
+    read holds, said in the present."""
+    if verb.tag_ != "VBZ" or verb.lemma_.lower() not in _FILE_VERBS:
+        return False
+    if not any(c.dep_ in ("dobj", "attr", "oprd") for c in verb.children):
+        return False  # what it says is not said in a way the readers can keep
+    subject = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+    return subject is not None and any(
+        t.lower_ in _FILES
+        or (t.text.startswith("CMD") and t.text[3:].isdigit())
+        or re.search(r"\w\.\w", t.text)
+        for t in subject.subtree
+    )
 
 
 def _shares_a_subject(verb: Any) -> bool:
@@ -70,8 +99,14 @@ def only_asks(doc: Any, done: frozenset[str]) -> bool:
 
 
 def past_of(word: str, verbs: frozenset[str]) -> bool:
-    """ "swapped", "updated", "added": the past of one of ``verbs``."""
+    """ "swapped", "updated", "added", "verified": the past of one of ``verbs``."""
+    if word.endswith("ied") and word[:-3] + "y" in verbs:
+        return True
     return word.endswith("ed") and any(word[:-n] in verbs for n in (1, 2, 3))
+
+
+# what an agent says it checked before it tells the state it found: "Checked `template.yaml`: ..."
+VERIFIED = frozenset({"verify", "confirm", "check", "double-check", "inspect", "audit"})
 
 
 # nouns that advise only as what a sentence is about: "one option is ...", "an alternative would be"

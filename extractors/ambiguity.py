@@ -147,6 +147,8 @@ def named_or_placed(span: Any, before: str) -> bool:
     two_before = doc[span.start - 2] if span.start > 1 else None
     if before in ("named", "called", "from", "nee", "née"):
         return True
+    if before in ("in", "near") and _a_place_of_mine(span):
+        return True
     if two_before is None:
         return False
     if before == "me" and two_before.lemma_.lower() in ("call", "name"):
@@ -154,6 +156,21 @@ def named_or_placed(span: Any, before: str) -> bool:
     if before in ("is", "'s") and two_before.lower_ == "name":
         return True
     return before in ("'m", "m", "am") and two_before.lower_ in ("i", "im")
+
+
+# what is done "in" a framework: "built in Phoenix", "apps written in Rails"
+_MADE_IN = frozenset({"write", "build", "make", "develop", "code", "implement", "do", "port", "rewrite"})
+
+
+def _a_place_of_mine(span: Any) -> bool:
+    """ "an ICU nurse in Phoenix", "i live near Phoenix": a capitalised name after "in", in a sentence
+    the speaker says of themselves, is where they are (but "apps i build in Phoenix")."""
+    prep = span.root.head
+    if not span[0].is_title or prep.lower_ not in ("in", "near") or prep.head._.tech is not None:
+        return False
+    if prep.head.lemma_.lower() in _MADE_IN:
+        return False
+    return any(t.lower_ in ("i", "my", "im", "me") for t in span.sent)
 
 
 def among_names(span: Any, products: set[int]) -> bool:

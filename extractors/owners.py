@@ -85,7 +85,14 @@ def not_names(facts: list[Fact]) -> list[Fact]:
     """ "two cats, Miso and Tofu": a name given to a pet or a relative is not the product it spells."""
     named = [f for f in facts if f.scope == "user" and (f.key or "").startswith(("pet", "family", "name"))]
     names = {word for f in named for word in re.findall(r"[A-Z][\w-]*", f.value)}
-    return [f for f in facts if not (f.scope == "project" and f.category and f.value in names)]
+    # ("Priya (she/her), PhD student": a name no dictionary knows is no tool either)
+    return [
+        f
+        for f in facts
+        if not (
+            f.scope == "project" and (f.category or (f.key or "").startswith("tool:")) and f.value in names
+        )
+    ]
 
 
 def _works_at(token: Any, occupations: frozenset[str]) -> bool:

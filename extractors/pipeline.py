@@ -240,9 +240,11 @@ class ClauseExtractor:
         techs = list(doc.spans["tech"])
         commands = self._commands(doc, placed or {})
         # frames are about the speaker's own life: a doc that never speaks of itself skips the matcher
+        # (of the whole turn: "I keep bees! 🐝 and a nosy beagle called Murphy" is read line by line)
         personal = turn.role == "user" and (
             any(t.lower_ in _PERSONAL_CUES for t in doc)
             or any(s[0].tag_ in ("VBD", "VBN", "JJ") for s in doc.sents)
+            or any(word in _PERSONAL_CUES for word in re.findall(r"[a-z]+", turn.text.lower()))
         )
         hits = self.frames.hits(doc) if personal else []
         reads: list[Read] = []

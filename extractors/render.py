@@ -122,7 +122,8 @@ def third_person(tokens: list[Token], subject: Token | None, referent: Token | N
         elif lower in ("my", "our") and subject is not None and token.head.i == subject.i:
             word = _POSSESSIVE
         elif lower in ("my", "our"):
-            word = "their" if lower == "my" else "its"
+            # ("I live in Bremen with my partner and our greyhound": the speaker's household)
+            word = "their" if lower == "my" or (subject is not None and subject.lower_ == "i") else "its"
         elif lower in ("me", "us"):
             word = "them"
         elif lower in ("myself", "ourselves"):

@@ -164,3 +164,86 @@ def test_pronouns_said_after_a_name(extractor: ClauseExtractor) -> None:
 def test_a_limit_set_with_a_number(extractor: ClauseExtractor) -> None:
     assert "rule" in stored(extractor, "PRs max ~400 lines of diff. split bigger stuff up")
     assert "rule" not in stored(extractor, "the max was 400 lines yesterday")
+
+
+def test_where_a_person_is_from_after_what_they_are(extractor: ClauseExtractor) -> None:
+    said = "hi!! I'm Margaret, 68, retired primary teacher from Leeds 😊"
+    assert values(extractor, said, "hometown") == ["Leeds"]
+    assert values(extractor, "I'm Tom, 3 hours from Berlin", "hometown") == []
+
+
+def test_a_pet_named_in_a_line_of_its_own(extractor: ClauseExtractor) -> None:
+    said = "I keep bees! two hives at the bottom of the garden 🐝 and a very nosy beagle called Murphy"
+    assert values(extractor, said, "pet") == ["Murphy"]
+    assert values(extractor, "my neighbour has a beagle called Rex", "pet") == []
+
+
+def test_married_to_a_name(extractor: ClauseExtractor) -> None:
+    said = "I'm a night-shift paramedic in Leeds, married to Tom, and we've got twins (Ella & Finn, 6)."
+    assert values(extractor, said, "family") == ["Tom", "Ella & Finn"]
+    assert values(extractor, "my sister is married to Tom", "family") == []
+
+
+def test_working_remote_from_a_place(extractor: ClauseExtractor) -> None:
+    assert values(extractor, "I work remote from Lisbon, roughly 9-5 WET.", "home_city") == ["Lisbon"]
+    assert values(extractor, "i work at Shopify as a data eng, remote from Halifax", "home_city") == [
+        "Halifax"
+    ]
+    assert values(extractor, "i work from home mostly", "home_city") == []
+
+
+def test_a_greeting_typed_long_and_a_name_before_an_emoji(extractor: ClauseExtractor) -> None:
+    assert values(extractor, "heyy im Zoe, 16, doing my GCSEs this year in Glasgow", "name") == ["Zoe"]
+    said = "Moin, Jana hier 👋 freelance Android dev, I live in Bremen"
+    assert values(extractor, said, "name") == ["Jana"]
+    assert values(extractor, "Convention here: snake_case for db columns", "name") == []
+
+
+def test_a_name_with_pronouns_is_no_tool(extractor: ClauseExtractor) -> None:
+    said = "Hi! Priya (she/her), PhD student in marine biology at UCSD."
+    assert values(extractor, said, "name") == ["Priya"]
+    assert values(extractor, said, "role") == ["PhD student"]
+    assert not [k for k, _ in facts(extractor, said) if (k or "").startswith("tool:")]
+
+
+def test_a_city_that_is_also_a_framework(extractor: ClauseExtractor) -> None:
+    said = "so i work nights, 3x12s, as an ICU nurse in Phoenix and honestly eating healthy is impossible."
+    assert values(extractor, said, "backend_framework") == []
+    assert values(extractor, said, "home_city") == ["Phoenix"]
+    assert values(extractor, "i build apps in Phoenix", "backend_framework") == ["Phoenix"]
+
+
+def test_the_teams_change_whichever_clause_is_main(extractor: ClauseExtractor) -> None:
+    said = "we rewrote the frontend in react over the summer, angular is completely gone now."
+    assert [c.scope_level for c in extractor.extract([Turn("user", said, 0)])] == ["project"]
+
+
+def test_an_agent_reports_a_state_it_read_off_a_file(extractor: ClauseExtractor) -> None:
+    said = "Checked `template.yaml`: the function runtime is `python3.11`, so there's no mismatch."
+    assert "python3.11" in stored(extractor, said, "assistant")
+    said = "The prod Dockerfile uses `node:20.11-alpine`, and `.nvmrc` says 20.11.0, so they're consistent."
+    assert "node:20.11-alpine" in stored(extractor, said, "assistant")
+    said = "Quick question before I change anything: the Dockerfile uses Python 3.10. Which is right?"
+    assert stored(extractor, said, "assistant") == ""
+
+
+def test_bans_and_what_was_seen(extractor: ClauseExtractor) -> None:
+    assert [c.scope_level for c in extractor.extract([Turn("user", "no dynamic allocation ever", 0)])] == [
+        "project"
+    ]
+    assert "rule" in stored(extractor, "no warnings allowed in the build")
+    assert stored(extractor, "no error in the logs") == ""
+    assert stored(extractor, "no issues so far") == ""
+
+
+def test_what_a_relative_always_said_is_theirs(extractor: ClauseExtractor) -> None:
+    said = "my dad always said never buy a new car, only 2-3 years old. was he right financially?"
+    assert stored(extractor, said) == ""
+    assert "rule" in stored(extractor, "my lead said: no force pushes to main, ever")
+
+
+def test_what_is_pasted_next_and_whose_librarian(extractor: ClauseExtractor) -> None:
+    assert stored(extractor, "here's `npm ls --depth=0`: stuff") == ""
+    said = "started my new job at the county library on monday — children's librarian!!"
+    assert values(extractor, said, "family") == []
+    assert values(extractor, "kids: Ava and Leo", "family") == ["Ava and Leo"]

@@ -581,3 +581,6 @@ def points_elsewhere(
 
 
 _POINTERS = frozenset({"this", "that", "these", "those", "it", "them", "him", "her", "one", "ones"})
+
+# a set of pronouns said together: "she/her", "they/them"
+PRONOUN_SET = re.compile(r"(?:she|he|they|xe|ze|it)/(?:her|hers|him|his|them|theirs|they|she|he|xem|zir|its)")

@@ -99,6 +99,8 @@ class ContextNotes(ReaderBase):
             return []  # "I ran pnpm add zod and it hangs": what happened, not how things are done
         if tokens[0].lower_ in ("after", "since", "if", "when", "once") and ":" not in text[:40]:
             return []  # "after pnpm test the snapshot is stale": the outcome of a run
+        if re.match(r"here(?:'s| is| are)\b", text.lower()):
+            return []  # "here's `npm ls --depth=0`:": what is pasted next, not how the project runs
         first = tokens[0]
         started = any(span.start == first.i for _, span in commands)
         # "what happens if i git rebase -i ...", "explain git rebase like ...": asked, not told (but
@@ -146,7 +148,11 @@ class ContextNotes(ReaderBase):
         )  # "im not at Shopify anymore": the person's change, whatever it names
         life = self.lex["kin_noun"] | self.lex["pet_noun"] | self.lex["life_noun"]
         # "we finally switched to URP (...) so ignore my old questions": the team's change, said by me
-        teams = main[0].about in ("group", "project") and not any(t.lemma_.lower() in life for t in tokens)
+        # ("we rewrote the frontend in react ..., angular is completely gone now": whichever clause
+        # the parser made the main one)
+        teams = any(c.about in ("group", "project") for c in [*main, *clauses]) and not any(
+            t.lemma_.lower() in life for t in tokens
+        )
         return [_as_said(tokens, "project" if technical or teams else "user", "change.context")]
 
     def says_more(self, sent: Span, facts: list[Fact]) -> bool:

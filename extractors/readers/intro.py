@@ -5,7 +5,9 @@ as said, with the person as its subject; the role is its slot."""
 
 from __future__ import annotations
 
-from extractors.readers.common import Fact, ReaderBase, Span, Token, joined
+import re
+
+from extractors.readers.common import PRONOUN_SET, Fact, ReaderBase, Span, Token, joined
 from extractors.readers.rules.facts import in_third_person
 from extractors.render import SUBJECT_MARK, sentence, trim
 
@@ -59,19 +61,24 @@ class Introductions(ReaderBase):
         if noted is not None:
             return noted
         start = _after_label(tokens)
+        tokens = _without_pronouns(tokens)  # "Priya (she/her), PhD student ...": the pronoun reader's
         if _greeted(tokens, start):
             start += 2  # "namaskar, Vikram here, devops at ...": a greeting in any language
-        while start < len(tokens) and (tokens[start].is_punct or tokens[start].lower_ in _OPENERS):
+        while start < len(tokens) and (
+            tokens[start].is_punct
+            or tokens[start].lower_ in _OPENERS
+            or _GREETING.fullmatch(tokens[start].lower_)
+        ):
             start += 1
         opened = start
         # "Ahmed here, SAP consultant from Cairo": the name said with "here", then what they are
         # ("Hey, Arjun here — embedded guy": after a greeting too; "Lucas aqui, ...", "Jana hier")
         name_here = (
-            len(tokens) > start + 3
+            len(tokens) > start + 1
             and tokens[start].pos_ == "PROPN"
             and tokens[start].lower_ not in self.lex["occupation_noun"]  # "postdoc here — ...": no name
             and tokens[start + 1].lower_ in _HERE
-            and tokens[start + 2].text in _AFTER_HERE
+            and _ends_here(tokens, start + 2, greeted=start > 0)
         )
         if name_here:
             tokens, start = tokens[start:], 0
@@ -116,7 +123,7 @@ class Introductions(ReaderBase):
         said = joined(tokens[opened:end]).strip(" ,")
         if name_here:  # "Ahmed here, SAP consultant from Cairo": "here" says nothing of Ahmed
             said = f"{tokens[0].text}, {joined(tokens[start:end]).strip(' ,')}"
-        said = in_third_person(said)
+        said = in_third_person(said).replace(" ,", ",")  # (where an aside of pronouns was)
         named_here = [self._name(tokens[0])] if name_here or (name_first and named) else []
         if named and not named_here and said_am and tokens[opened].pos_ == "PROPN":
             named_here = [self._name(tokens[opened])]  # "hi im Kenji, embedded dev at ..."
@@ -298,18 +305,47 @@ class Introductions(ReaderBase):
         return joined(words)
 
 
+# greetings typed long: "heyy", "hiii", "helloo", "yoo"
+_GREETING = re.compile(r"h+e+y+|h+i+|h+e+l+o+|y+o+|h+o+l+a+|o+i+")
 _HERE = frozenset({"here", "aqui", "aquí", "hier", "ici", "qui"})
-_AFTER_HERE = _BREAKS | {"("}  # "Marco here (he/him)"
+
+
+def _ends_here(tokens: list[Token], at: int, greeted: bool = False) -> bool:
+    """What may follow "NAME here": a break, an aside ("Marco here (he/him)"), an emoji ("Jana hier
+    👋"), or the end of a line after a greeting ("Moin, Jana hier")."""
+    if at >= len(tokens):
+        return greeted
+    token = tokens[at]
+    return (
+        token.text in _BREAKS
+        or token.text == "("
+        or (not token.is_punct and not any(ch.isalnum() or ch in "'`" for ch in token.text))
+    )
+
+
+def _without_pronouns(tokens: list[Token]) -> list[Token]:
+    """The words without an aside of pronouns: "Priya (she/her), PhD student" -> "Priya, PhD student"."""
+    for n, token in enumerate(tokens[:8]):
+        if token.text != "(":
+            continue
+        close = next((m for m in range(n + 1, min(n + 6, len(tokens))) if tokens[m].text == ")"), None)
+        if close is not None and PRONOUN_SET.fullmatch(
+            joined(tokens[n + 1 : close]).replace(" ", "").lower()
+        ):
+            return tokens[:n] + tokens[close + 1 :]
+    return tokens
 
 
 def _greeted(tokens: list[Token], start: int) -> bool:
     """ "namaskar, Vikram here, ...", "Moin, Jana hier", "안녕하세요, I'm Hye-jin": one word and a comma
     before a name said with "here", or before "I'm"."""
-    if len(tokens) <= start + 5 or not tokens[start].is_alpha or tokens[start + 1].text not in (",", "!"):
+    if len(tokens) <= start + 3 or not tokens[start].is_alpha or tokens[start + 1].text not in (",", "!"):
         return False
     after = tokens[start + 2]
     return (
-        after.pos_ == "PROPN" and tokens[start + 3].lower_ in _HERE and tokens[start + 4].text in _AFTER_HERE
+        after.pos_ == "PROPN"
+        and tokens[start + 3].lower_ in _HERE
+        and _ends_here(tokens, start + 4, greeted=True)
     ) or after.lower_ in ("i", "im", "i'm")
 
 
@@ -336,6 +372,8 @@ def _end(tokens: list[Token], start: int) -> int:
         if tokens[n].text == "," and (
             (after.pos_ in ("VERB", "AUX") and after.tag_ in ("VB", "VBP", "MD"))
             or after.lower_ in ("so", "because", "cause", "but")
+            # ("freelance Android dev, I live in Bremen ...": a clause of its own says the rest)
+            or (after.lower_ == "i" and n + 2 < len(tokens) and tokens[n + 2].pos_ in ("VERB", "AUX"))
         ):
             return n
     return len(tokens)

@@ -459,9 +459,12 @@ def _prep_of_frame(hit: FrameHit) -> bool:
     if prep is None or verb is None or any(prep.head.i == node.i for node in hit.nodes.values()):
         return True  # on the verb, or on a word the frame names itself ("a dev in Chennai")
     head = prep.head
+    said = head
+    while said.dep_ == "appos" and said.head.i != said.i:
+        said = said.head  # "I'm Margaret, 68, retired primary teacher from Leeds": what Margaret is
     return (
-        head.dep_ == "attr"
-        and head.head.i == verb.i
+        said.dep_ == "attr"
+        and said.head.i == verb.i
         and head.pos_ in ("NUM", "NOUN", "PROPN")
         and not any(c.dep_ == "nummod" for c in head.children)
     )

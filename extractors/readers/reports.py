@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from extractors.agent_turns import advises
+from extractors.agent_turns import VERIFIED, advises, past_of
 from extractors.clauses import Clause
 from extractors.readers.common import DEICTIC, Fact, ReaderBase, Span, Token, joined
 from extractors.render import SUBJECT_MARK, sentence, trim
@@ -21,7 +21,6 @@ _LEAD = re.compile(
     re.I,
 )
 # a verification that heads a state: "Checked the schema: ...", "Verified that ..."
-_VERIFIED = frozenset({"verify", "confirm", "check", "double-check", "inspect", "audit"})
 # changes an agent makes to how a project is set up (the lexicon's report verbs, and these)
 _CHANGES = frozenset(
     {
@@ -111,7 +110,10 @@ class ReportSentences(ReaderBase):
             skipped = 1
         else:
             skipped = 0
-        if not tokens or tokens[0].lemma_.lower() not in _VERIFIED or tokens[0].tag_ not in ("VBD", "VBN"):
+        if not tokens or not (
+            (tokens[0].lemma_.lower() in VERIFIED and tokens[0].tag_ in ("VBD", "VBN"))
+            or past_of(tokens[0].lower_, VERIFIED)  # ("Checked `template.yaml`:", tagged a name)
+        ):
             return None
         for n, token in enumerate(tokens[:12]):
             if token.text in (":", "\u2014", "-", "\u2013") or (token.lower_ == "that" and n <= 2):

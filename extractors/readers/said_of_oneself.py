@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from extractors.clauses import Clause
-from extractors.readers.common import Fact, ReaderBase, Span, Token, joined, slug
+from extractors.readers.common import PRONOUN_SET, Fact, ReaderBase, Span, Token, joined, slug
 from extractors.render import SUBJECT_MARK, plain, sentence
 
 TIME_ZONE = re.compile(
@@ -282,6 +282,4 @@ _FRAMED_STATES = frozenset({"allergic", "intolerant", "pregnant"})
 ILLNESS_HEADS = frozenset({"disease", "syndrome", "disorder", "deficiency", "insufficiency", "failure"})
 
 # a pair of pronouns as people write them: "she/her", "they/them", "he/they"
-_PRONOUNS = re.compile(
-    r"\b(?:she|he|they|xe|ze|it)/(?:her|hers|him|his|them|theirs|they|she|he|xem|zir|its)\b"
-)
+_PRONOUNS = re.compile(rf"\b{PRONOUN_SET.pattern}\b")

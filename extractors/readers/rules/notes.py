@@ -77,6 +77,15 @@ class NoteRules(StandingRules):
     def fragment_rules(self, sent: Span, question_from: int | None) -> list[Fact]:
         """Rules written as notes: "squash merge only", "no `any` in TS", "always conventional commits",
         "bullets > paragraphs", "aisle seat always", "halal only when suggesting restaurants"."""
+        root = sent.root
+        if root.lemma_.lower() in self.lex["speech_verb"] and any(
+            c.dep_ == "nsubj"
+            and (c.lemma_.lower() in self.lex["kin_noun"] or c.lower_ in ("he", "she", "they"))
+            for c in root.children
+        ):
+            # "my dad always said never buy a new car, only 2-3 years old": his words (but "my lead
+            # said: no force pushes to main" is the team's rule)
+            return []
         labeled = self._labeled_rule(sent, question_from)
         if labeled:
             return labeled
@@ -125,6 +134,15 @@ class NoteRules(StandingRules):
             return None
         if self._trouble(tokens):
             return None  # "the login test times out on CI only": where it goes wrong, not a rule
+        if (
+            len(tokens) > 1
+            and words[0] == "no"
+            and tokens[1].lemma_.lower() in _PROBLEMS
+            and not {"allowed", "ever", "tolerated", "accepted"} & set(words)
+        ):
+            return (
+                None  # "no error in the logs", "no issues so far": what was seen (but "no warnings allowed")
+            )
         if not any(t.pos_ in ("NOUN", "PROPN", "VERB", "ADJ", "NUM", "X") for t in tokens):
             return None  # "we got hurt by this in 2022, never again": about nothing it names
         if points_elsewhere(tokens):
@@ -173,9 +191,17 @@ class NoteRules(StandingRules):
                     t._.tech is not None and self.vocab.slot(t._.tech).scope == "project" for t in tokens[1:]
                 )
             )
+            # "no dynamic allocation ever": a ban for all time, whatever the thing
+            forever = (
+                words[0] == "no"
+                and words[1] != "more"  # ("no more marking ever": a change, not a ban)
+                and len(words) <= 5
+                and words[-1] in ("ever", "period", "allowed")
+            )
             if (
                 not instead
                 and not banned
+                and not forever
                 and not (_no_thing_where(tokens) and (technical or _in_what_you_give(tokens)))
                 and (words[0] == "no" or not ({"always", "only", "never"} & set(words) or everywhere))
             ):
@@ -428,7 +454,8 @@ def _no_thing_where(tokens: list[Token]) -> bool:
     thing = tokens[n - 1]
     return (
         n > 1
-        and thing.pos_ in ("NOUN", "PROPN")
+        # ("no LINQ in hot paths": an acronym the tagger took for an adjective)
+        and (thing.pos_ in ("NOUN", "PROPN") or (thing.is_upper and len(thing) > 1))
         and thing.lemma_.lower() not in _PROBLEMS  # "no errors in the log": what was seen
         and tokens[n].lower_ in _WHERE_BANNED
     )

@@ -317,6 +317,8 @@ class StackReader(NameReader, SettingReader):
                 continue
             words = " ".join(t.lower_ for t in tokens[:size])
             nxt = tokens[size]
+            if nxt.text in ("'s", "\u2019s"):
+                continue  # "children's librarian": whose, not a label
             separated = nxt.text in (":", "=", "-", "\u2013", "\u2014", "->", "=>")
             start = tokens[size + 1].i if separated and len(tokens) > size + 1 else nxt.i
             # "to release: tag, push the tag, ...": how to do it, steps or commands, not a slot's name

@@ -60,6 +60,8 @@ class NameReader(ProductReader):
             and not any(c.dep_ == "compound" for c in value.children)
         ):
             return []  # "frontend is react 18, server state w/ ...": a slot's own name, not a product
+        if value.text.startswith("CMD") and value.text[3:].isdigit():
+            return []  # "CI now runs `ruff check .`": a command CI runs, not the CI
         if value.lower_ in self.lex["language_name"]:
             return []  # "code comments keep in english": a language people speak, not a product
         if value.lower_ in self.lex["branch_name"] and category != "vcs_host":
