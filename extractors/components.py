@@ -198,6 +198,17 @@ def _chat_sentences(nlp: Language, name: str) -> Any:
             ):
                 # "python 3.12 not 3.11 — I checked the Dockerfile", "long story short — moved to Berlin"
                 following.is_sent_start = True
+            elif (
+                token.text == ":"
+                and following.tag_ in ("VBD", "VBN")
+                and (following.lower_.endswith("ed") or following.lower_ in _IRREGULAR_PAST)
+                and not (following.i + 1 < len(doc) and doc[following.i + 1].tag_.startswith("NN"))
+                and token.i <= 4
+                and _a_note_before(doc, token.i, _LIMITING | _CORRECTING)
+            ):
+                # "update: relocated to Edinburgh": a label, then the news (not "about me: retired
+                # engineer, ...", a word that describes the next)
+                following.is_sent_start = True
         return doc
 
     return mark
@@ -230,6 +241,12 @@ def _dashed_before(doc: Any, dash: int) -> bool:
     while start > 0 and not doc[start - 1].is_sent_end and doc[start - 1].text not in (".", "!", "?"):
         start -= 1
     return any(t.text in _DASHES for t in doc[start:dash])
+
+
+# the past of verbs people tell news with, not ending in -ed ("kafka", tagged a participle, is none)
+_IRREGULAR_PAST = frozenset({"left", "got", "went", "took", "began", "sold", "bought", "quit", "became"})
+# a label that marks a correction keeps its sentence: "correction: moved to Porto, not Lisbon"
+_CORRECTING = frozenset({"correction", "sorry", "wait", "oops", "actually", "typo", "no", "edit"})
 
 
 # before a dash and a verb with no subject ("long story short — moved to Berlin"), what makes the

@@ -317,6 +317,10 @@ class ClauseExtractor:
                 if bare is not None or held:
                     facts = [f for f in facts if f.category != named.category or (bare is None and f in held)]
             facts = [f for f in facts if not self._names_a_file(f)]
+            if turn.role == "user" and self._in_another_language(sent):
+                # "On est passé à Django 5.0 le mois dernier, enfin !": a word of another language the
+                # vocabulary lacks is no tool ("enfin")
+                facts = [f for f in facts if not (f.key or "").startswith("tool:")]
             reads += [Read(f, turn, text, correcting, placed=placed or {}) for f in facts]
             if bare is not None:
                 reads.append(
@@ -328,6 +332,13 @@ class ClauseExtractor:
     def _in_english(self, sent: Any) -> bool:
         words = [t.lower_ for t in sent if t.is_alpha]
         return len(words) >= 4 and sum(w in self.known_words for w in words) >= 0.7 * len(words)
+
+    def _in_another_language(self, sent: Any) -> bool:
+        """Whether a sentence is said in another language: two of its words, and a fifth of them, are
+        short words English does not use ("le", "und", "estoy")."""
+        words = [t.lower_ for t in sent if t.is_alpha]
+        foreign = sum(w in self.lexicon["foreign_function_word"] for w in words)
+        return foreign >= 2 and foreign >= 0.2 * len(words)
 
     def _names_a_file(self, fact: Fact) -> bool:
         """ "uses Docker (Dockerfile)" read from "I updated the Dockerfile": a file, not a choice."""
@@ -365,7 +376,7 @@ class ClauseExtractor:
                 and len(f.value.split()) > 2
             ]
         if not any(f.key == "role" for f in facts):
-            facts += readers.introduction(sent, first=number <= 1)
+            facts += readers.introduction(sent, first=number <= 2)
         if not any(f.key == "response_language" for f in facts):
             facts += readers.reply_language(sent)
         if not any(f.key == "timezone" for f in facts):

@@ -247,3 +247,37 @@ def test_what_is_pasted_next_and_whose_librarian(extractor: ClauseExtractor) -> 
     said = "started my new job at the county library on monday — children's librarian!!"
     assert values(extractor, said, "family") == []
     assert values(extractor, "kids: Ava and Leo", "family") == ["Ava and Leo"]
+
+
+def test_a_name_is_said_right_after_im(extractor: ClauseExtractor) -> None:
+    said = "My name's Harold, I'm 74 and live in Bournemouth with my wife Pat and our springer spaniel Rufus."
+    assert values(extractor, said, "name") == ["Harold"]
+    assert values(extractor, "I'm Mary and Jo", "name") == ["Mary and Jo"]
+
+
+def test_news_after_a_label(extractor: ClauseExtractor) -> None:
+    said = "update: relocated to Edinburgh for my partner's job 🏴 so expect my weather complaints"
+    assert values(extractor, said, "home_city") == ["Edinburgh"]
+    said = "a bit about me: retired engineer, 68, live in Brisbane with my wife Helen"
+    assert "Brisbane" in stored(extractor, said)
+    said = "order pipeline: kafka (confluent cloud) -> temporal workflows written in go -> postgres."
+    assert values(extractor, said, "message_queue")
+
+
+def test_a_word_of_another_language_is_no_tool(extractor: ClauseExtractor) -> None:
+    said = "On est passé à Django 5.0 le mois dernier, enfin !"
+    assert not [k for k, _ in facts(extractor, said) if (k or "").startswith("tool:")]
+    assert "Django 5.0" in stored(extractor, said)
+    assert "tool:espflash" in [k for k, _ in facts(extractor, "tooling: probe-rs + defmt + espflash")]
+
+
+def test_an_introduction_after_a_name_and_an_emoji(extractor: ClauseExtractor) -> None:
+    said = "hi! im Oksana btw, you can call me Oks 🙂 phd student in Kraków, working on protein folding"
+    assert values(extractor, said, "role") == ["phd student"]
+    assert "is cooking q" not in stored(extractor, "cooking q: im vegetarian (no fish either, people ask)")
+
+
+def test_learning_a_language_at_the_moment(extractor: ClauseExtractor) -> None:
+    said = "I speak portuguese and italian, learning japanese atm (around N4)."
+    assert values(extractor, said, "learning") == ["japanese"]
+    assert stored(extractor, "im tired atm") == ""

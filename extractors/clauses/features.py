@@ -72,6 +72,15 @@ class FeatureReader(WhoReader):
         opening = clause.parent is None or (head.dep_ == "advcl" and head.tag_ == "VBG")
         if subject is None and opening and self._diary(head):
             clause.about = "implied"  # "moved to Kraków in march", "allergic to peanuts"
+        if (
+            subject is None
+            and clause.about == "none"
+            and head.dep_ == "conj"
+            and head.tag_ == "VBD"
+            and clause.parent is not None
+            and clause.parent.about == "implied"
+        ):
+            clause.about = "implied"  # "left stripe, started at Datadog on monday": the same "I" left out
         if subject is None and clause.about == "none" and head.tag_ == "VBD" and _opens(sentence, head):
             clause.about = "implied"  # "moved up to Glasgow last month, new flat is tiny": parsed as an aside
         if (

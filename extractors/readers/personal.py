@@ -91,9 +91,14 @@ class PersonalReader(StatementReader, SaidOfOneself):
                 and verb.lemma_ == "be"
                 and me is not None
                 and me.lower_ == "i"  # (not "my english name is Kevin, chinese name Zhang Wei")
-                and any(t.text == "," for t in value_token.doc[verb.i + 1 : value_token.left_edge.i])
+                and any(
+                    t.text == "," or t.dep_ == "cc"
+                    for t in value_token.doc[verb.i + 1 : value_token.left_edge.i]
+                )
             ):
-                continue  # "I'm Lukas, 2nd year CS": the name comes right after "I'm", not past a comma
+                # "I'm Lukas, 2nd year CS": the name comes right after "I'm", not past a comma (nor
+                # past "and ... our springer spaniel Rufus")
+                continue
             if not clause.has(value_token) and not clause.has(value_token.head):
                 continue  # "I'm lactose intolerant and my partner is vegan": the partner's clause says it
             if (

@@ -372,6 +372,9 @@ def _says_otherwise(clause: Clause, piece: Span) -> bool:
     return clause.about in ("third", "you") or clause.negated or not clause.asserted
 
 
+_JOB_MOVES = frozenset({"start", "join", "leave", "quit", "begin"})
+
+
 def _clausal(piece: Span) -> bool:
     """A piece that is a clause, not an item: it has a subject or a modal, or it opens with a verb
     that takes an object ("call me Sam", "generate a Dockerfile", "try running npm install")."""
@@ -385,6 +388,8 @@ def _clausal(piece: Span) -> bool:
     if any(t.tag_ == "MD" for t in piece):
         return True
     first = next((t for t in piece if not t.is_punct), None)
+    if first is not None and first.tag_ == "VBD" and first.lemma_.lower() in _JOB_MOVES:
+        return True  # "left stripe, started at Datadog on monday": a job changed, not a rundown
     if first is None or first._.tech is not None or first.pos_ != "VERB" or first.tag_ not in ("VB", "VBP"):
         return False
     return any(
