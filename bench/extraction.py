@@ -97,6 +97,14 @@ NATURAL_SETS = (
     "natural_phrasing_holdout64.jsonl",
     "natural_phrasing_holdout65.jsonl",
     "natural_phrasing_holdout66.jsonl",
+    "natural_phrasing_holdout67.jsonl",
+    "natural_phrasing_holdout68.jsonl",
+    "natural_phrasing_holdout69.jsonl",
+    "natural_phrasing_holdout70.jsonl",
+    "natural_phrasing_holdout71.jsonl",
+    "natural_phrasing_holdout72.jsonl",
+    "natural_phrasing_holdout73.jsonl",
+    "natural_phrasing_holdout74.jsonl",
 )
 BATCH = 32
 
