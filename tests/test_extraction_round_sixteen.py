@@ -76,6 +76,8 @@ def test_a_teaching_order_about_one_topic_is_no_rule(extractor: ClauseExtractor)
     assert "rule" not in stored(extractor, "so tired today 😴 anyway explain me monads in two sentences max")
     assert "rule" in stored(extractor, "explain stuff simply please, im new to this")
     assert "rule" in stored(extractor, "explain things like im a beginner pls, no jargon")
+    # "pls" after the order is no topic (a regression hold-out 70 showed once it was scored)
+    assert "rule" in stored(extractor, "im a hobbyist not a pro so explain like im new pls")
 
 
 def test_one_space_is_no_indentation(extractor: ClauseExtractor) -> None:

@@ -273,6 +273,7 @@ class StandingRules(NormRules):
                 and (
                     (
                         c.dep_ == "dobj"
+                        and c.lower_ not in PLEASE  # ("explain like im new pls": "pls" is no topic)
                         and (_a_given_thing(c) or c.lower_ not in _IN_GENERAL)
                         and not any(p.lower_ == "your" for p in c.children)  # "explain your reasoning"
                         # said right after the verb ("explain simply bitte", "..., i'm not a dev": misparsed)
