@@ -165,6 +165,13 @@ class ClauseExtractor:
             for u, doc in zip(units, docs, strict=True)
             if u.turn.role == "assistant" and acts(doc, done)
         }
+        # a turn speaks of the speaker if any of its lines does: "I keep bees! 🐝 and a nosy beagle
+        # called Murphy" is read line by line
+        personal = {
+            id(u.turn)
+            for u, doc in zip(units, docs, strict=True)
+            if u.turn.role == "user" and _speaks_of_self(doc)
+        }
         for unit, doc in zip(units, docs, strict=True):
             if unit.turn.role == "assistant" and id(unit.turn) not in acting:
                 continue
@@ -174,7 +181,9 @@ class ClauseExtractor:
             )
             if unit.turn.role == "user":
                 first_line.add(unit.batch)
-            found[unit.batch].extend(self._read(doc, unit.turn, question, unit.commands))
+            found[unit.batch].extend(
+                self._read(doc, unit.turn, question, unit.commands, personal=id(unit.turn) in personal)
+            )
         results: list[list[Candidate]] = []
         for batch_no, turns in enumerate(batches):
             reads = self._resolve_corrections(found[batch_no], turns)
@@ -233,19 +242,21 @@ class ClauseExtractor:
         return _Unit(batch, turn, said, commands)
 
     def _read(
-        self, doc: Any, turn: Turn, question: Any = None, placed: dict[str, Command] | None = None
+        self,
+        doc: Any,
+        turn: Turn,
+        question: Any = None,
+        placed: dict[str, Command] | None = None,
+        personal: bool | None = None,
     ) -> list[Read]:
+        """``personal``: whether the turn speaks of the speaker anywhere (None: this doc decides)."""
         if turn.role == "assistant" and only_asks(doc, self.lexicon["report_verb"]):
             return []  # "Quick question before I change anything: ...?": the agent asks, reports nothing
         techs = list(doc.spans["tech"])
         commands = self._commands(doc, placed or {})
-        # frames are about the speaker's own life: a doc that never speaks of itself skips the matcher
-        # (of the whole turn: "I keep bees! 🐝 and a nosy beagle called Murphy" is read line by line)
-        personal = turn.role == "user" and (
-            any(t.lower_ in _PERSONAL_CUES for t in doc)
-            or any(s[0].tag_ in ("VBD", "VBN", "JJ") for s in doc.sents)
-            or any(word in _PERSONAL_CUES for word in re.findall(r"[a-z]+", turn.text.lower()))
-        )
+        # frames are about the speaker's own life: a turn that never speaks of itself skips the matcher
+        if personal is None:
+            personal = turn.role == "user" and _speaks_of_self(doc)
         hits = self.frames.hits(doc) if personal else []
         reads: list[Read] = []
         kin: Any = None  # the last "my husband" said: "he's a pilot" is about him
@@ -540,6 +551,14 @@ class ClauseExtractor:
 
 
 __all__ = ["NAME", "SUBJECT_MARK", "ClauseExtractor"]
+
+
+def _speaks_of_self(doc: Any) -> bool:
+    """Whether a line speaks of the speaker: a first-person word, or a sentence opening on a past verb
+    or an adjective ("moved to Kraków in march", "allergic to peanuts")."""
+    return any(t.lower_ in _PERSONAL_CUES for t in doc) or any(
+        s[0].tag_ in ("VBD", "VBN", "JJ") for s in doc.sents
+    )
 
 
 def _polite(clause: Clause) -> bool:
