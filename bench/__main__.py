@@ -16,6 +16,7 @@ BENCHMARKS = (
     "poisoning",
     "secrets",
     "inspector",
+    "calibrate",
 )
 
 

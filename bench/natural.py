@@ -67,13 +67,21 @@ def _records(candidates: list[Candidate], scope: Scope) -> list[StoredRecord]:
     ]
 
 
+def main_turns(cases: list[NaturalCase]) -> list[list[Turn]]:
+    """Each case's own turns, as the proxy would queue them: its conversation, then its text."""
+    jobs = []
+    for case in cases:
+        reply = case.text if case.role == "assistant" else ""
+        jobs.append(learning_turns(OPENAI_CHAT, _body(case), reply, DEFAULT_POLICY)[0])
+    return jobs
+
+
 def learn_cases(
     extractor: Extractor, scope: Scope = BENCH_SCOPE
 ) -> Callable[[list[NaturalCase]], list[tuple[list[StoredRecord], list[StoredRecord]]]]:
     def learn(cases: list[NaturalCase]) -> list[tuple[list[StoredRecord], list[StoredRecord]]]:
         earlier_jobs: list[list[Turn]] = []
         owners: list[int] = []
-        main_jobs: list[list[Turn]] = []
         for n, case in enumerate(cases):
             for said in case.before:
                 body = {"messages": [{"role": "user", "content": said}]}
@@ -82,8 +90,7 @@ def learn_cases(
             for body in _context_bodies(case):
                 earlier_jobs.append(learning_turns(OPENAI_CHAT, body, "", DEFAULT_POLICY)[0])
                 owners.append(n)
-            reply = case.text if case.role == "assistant" else ""
-            main_jobs.append(learning_turns(OPENAI_CHAT, _body(case), reply, DEFAULT_POLICY)[0])
+        main_jobs = main_turns(cases)
         earlier: list[list[StoredRecord]] = [[] for _ in cases]
         for owner, found in zip(owners, extractor.extract_many(earlier_jobs), strict=True):
             earlier[owner] += _records(found, scope)

@@ -22,6 +22,7 @@ from extractors.candidates import Read, dedupe, put_back, qualifier_of, to_candi
 from extractors.clauses import Clause, ClauseReader
 from extractors.commands import is_forget_request
 from extractors.components import add_components
+from extractors.confidence import ConfidenceModel, load_confidence
 from extractors.corrections import bare_value, is_correction, resolve
 from extractors.folds import DetailWords, fold_details, fold_passing_details
 from extractors.frames import Frames
@@ -99,7 +100,8 @@ class ClauseExtractor:
 
     name = NAME
 
-    def __init__(self) -> None:
+    def __init__(self, rated: bool = True) -> None:
+        """``rated=False`` keeps each reader's own confidence (what the confidence model is fitted on)."""
         import spacy
 
         self.lexicon: Lexicon = load_lexicon()
@@ -130,6 +132,7 @@ class ClauseExtractor:
         self._labels = frozenset(self.vocabulary.labels) | _LINE_LABELS
         self._owned = self.lexicon["kin_noun"] | self.lexicon["pet_noun"]  # "wife Ingrid", "dog Biscuit"
         self._states = self.lexicon["diet_word"] | self.lexicon["condition_adjective"]  # "my partner's vegan"
+        self.confidence: ConfidenceModel | None = load_confidence() if rated else None
         self._lock = threading.Lock()
 
     def extract(self, turns: list[Turn]) -> list[Candidate]:
@@ -189,7 +192,8 @@ class ClauseExtractor:
             reads = self._resolve_corrections(found[batch_no], turns)
             candidates = [c for c in (to_candidate(r, self.qualifiers, NAME) for r in reads) if c is not None]
             candidates += lessons(turns, candidates, NAME)
-            results.append(dedupe(candidates))
+            candidates = dedupe(candidates)
+            results.append(self.confidence.rate(candidates) if self.confidence is not None else candidates)
         return results
 
     def _run_ons_cut(self, units: list[_Unit], docs: list[Any]) -> list[Any]:

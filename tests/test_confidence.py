@@ -1,0 +1,118 @@
+"""The confidence model: features of a candidate, its fitting, its data file, and the cut the policy
+makes with it. Fitting and loading are pure and fast; the extractor's use of it runs real spaCy."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from core.errors import ConfigError
+from core.scope import Scope
+from extractors import ClauseExtractor, Turn
+from extractors.base import Candidate
+from extractors.confidence import (
+    BIAS,
+    dump_confidence,
+    features,
+    fit,
+    load_confidence,
+)
+from policies import DEFAULT_POLICY, decide
+
+SCOPE = Scope("local", project="p", user="u")
+
+
+def _candidate(
+    turn: Turn, key: str | None = "database", rule: str = "stack.named.v1", prior: float = 0.85
+) -> Candidate:
+    return Candidate(
+        kind="semantic",
+        scope_level="project",
+        key=key,
+        value="postgres 16",
+        text_template="{subject} uses postgres 16 as its database.",
+        span="we're on postgres 16",
+        turn=turn,
+        confidence=prior,
+        rule_id=rule,
+        extractor="test",
+        sentence="we're on postgres 16 since march",
+    )
+
+
+def test_features_say_what_a_candidate_is_and_how_it_was_said() -> None:
+    asked = _candidate(Turn("user", "we're on postgres 16 since march, why is vacuum slow?", 0))
+    names = set(features(asked, siblings=3))
+    assert {"rule=stack.named.v1", "family=database", "scope=project", "role=user"} <= names
+    assert {"siblings=3", "prior=0.85", "digits", "turn_asks"} <= names
+    assert "sentence_asks" not in names  # the question is in the turn, not in the fact's sentence
+    note = _candidate(Turn("assistant", "noted", 0), key=None, rule="rules.note.v1")
+    assert {"family=note", "role=assistant", "rule_scope=rules.note.v1|project"} <= set(features(note, 1))
+
+
+def test_fitting_learns_which_features_go_with_wrong_records() -> None:
+    samples = [(["rule=good", "family=database"], True)] * 40 + [(["rule=good", "family=database"], False)] * 4
+    samples += [(["rule=bad", "family=note"], False)] * 30 + [(["rule=bad", "family=note"], True)] * 6
+    model = fit(samples, l2=1.0)
+    assert model.weights["rule=bad"] < 0 < model.weights["rule=good"]
+    good = model.probability(["rule=good", "family=database"])
+    bad = model.probability(["rule=bad", "family=note"])
+    assert good > 0.8 and bad < 0.3  # close to the shares the samples hold: 40/44 and 6/36
+    assert model.probability(["never-seen"]) == pytest.approx(model.probability([]))
+
+
+def test_a_model_survives_its_file(tmp_path: Path) -> None:
+    model = fit([(["a"], True), (["a"], True), (["b"], False), (["a", "b"], False)], l2=1.0)
+    path = tmp_path / "confidence.jsonl"
+    dump_confidence(model, path)
+    again = load_confidence(path)
+    for names in (["a"], ["b"], ["a", "b"], []):
+        assert again.probability(names) == pytest.approx(model.probability(names), abs=1e-3)
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ('{"feature": "bias", "weight": 1.0}\n{"feature": "a", "weigth": 1.0}', "weigth"),
+        ('{"feature": "bias", "weight": 1.0}\n{"feature": "a", "weight": "1"}', "Expected `float`"),
+        ('{"feature": "bias", "weight": 1.0}\n{"feature": "bias", "weight": 2.0}', "weighted twice"),
+        ('{"feature": "a", "weight": 1.0}', "no 'bias' weight"),
+        ('{"feature": "bias", "weight": NaN}', "not valid JSON"),
+    ],
+)
+def test_a_bad_model_file_is_refused_with_its_line(tmp_path: Path, text: str, problem: str) -> None:
+    path = tmp_path / "confidence.jsonl"
+    path.write_text(text + "\n")
+    with pytest.raises(ConfigError, match=problem):
+        load_confidence(path)
+
+
+def test_the_shipped_model_weighs_only_features_the_extractor_gives() -> None:
+    model = load_confidence()
+    prefixes = {name.split("=")[0] for name in features(_candidate(Turn("user", "x?", 0)), 1)}
+    prefixes |= {"qualified", "dated", "replacing", "sentence_asks", "said_as_rule", "said_as_exception"}
+    prefixes |= {"subordinate_opener", BIAS}
+    unknown = [name for name in model.weights if name.split("=")[0] not in prefixes]
+    assert not unknown
+    assert len(model.weights) > 50  # fitted, not a placeholder
+
+
+def test_the_extractor_rates_each_candidate_and_the_policy_cuts_below_its_floor(
+    extractor: ClauseExtractor,
+) -> None:
+    turn = Turn("user", "we're on postgres 16 and deploy with fly.io. i'm Dana, based in Leeds", 0)
+    rated = extractor.extract([turn])
+    raw = ClauseExtractor(rated=False).extract([turn])  # each reader's own confidence
+    model = extractor.confidence
+    assert model is not None and len(rated) == len(raw) >= 3
+    for mine, theirs in zip(rated, raw, strict=True):
+        assert replace(mine, confidence=theirs.confidence) == theirs
+        assert mine.confidence == pytest.approx(model.probability(features(theirs, len(raw))), abs=1e-4)
+    assert len({c.confidence for c in rated}) > 1  # each its own, not one per reader
+    floor = sorted(c.confidence for c in rated)[len(rated) // 2]
+    kept, refused = decide(rated, SCOPE, replace(DEFAULT_POLICY, min_confidence=floor), datetime.now(UTC))
+    assert {d.candidate.value for d in kept} == {c.value for c in rated if c.confidence >= floor}
+    assert refused and all(r.reason == "confidence below the policy minimum" for r in refused)
