@@ -19,6 +19,7 @@ from extractors.data import load
 CLASSES = frozenset(
     {
         "foreign_function_word",
+        "help_word",
         "speech_verb",
         "occupation_noun",
         "language_endonym",

@@ -15,7 +15,7 @@ import threading
 from dataclasses import dataclass, replace
 from typing import Any
 
-from extractors.agent_turns import acts, only_asks
+from extractors.agent_turns import acts, only_asks, past_of
 from extractors.answers import load_questions
 from extractors.base import Candidate, Turn
 from extractors.candidates import Read, dedupe, put_back, qualifier_of, to_candidate, unique_slots
@@ -132,6 +132,9 @@ class ClauseExtractor:
         self._labels = frozenset(self.vocabulary.labels) | _LINE_LABELS
         self._owned = self.lexicon["kin_noun"] | self.lexicon["pet_noun"]  # "wife Ingrid", "dog Biscuit"
         self._states = self.lexicon["diet_word"] | self.lexicon["condition_adjective"]  # "my partner's vegan"
+        self._report_verbs = (
+            self.lexicon["report_verb"] | self.lexicon["switch_verb"] | self.lexicon["replace_verb"]
+        )
         self.confidence: ConfidenceModel | None = load_confidence() if rated else None
         self._lock = threading.Lock()
 
@@ -153,13 +156,14 @@ class ClauseExtractor:
             for batch_no, turns in enumerate(batches)
             for turn in turns
             if turn.role in ("user", "assistant")
-            for line in learnable_lines(turn.text, self._labels)
+            for line in learnable_lines(turn.text, self._labels, agent=turn.role == "assistant")
         ]
         found: list[list[Read]] = [[] for _ in batches]
         asked = [self._asked(turns) for turns in batches]
         first_line: set[int] = set()
         docs = list(self.nlp.pipe([u.line for u in units], batch_size=64))
         docs = self._run_ons_cut(units, docs)
+        docs = self._agents_i_said(units, docs)
         # an agent's turn that tells of nothing it did or now holds (advice, an explanation, a plan)
         # reports nothing, whichever of its lines names a product
         done = self.lexicon["report_verb"]
@@ -203,6 +207,26 @@ class ClauseExtractor:
             cut = run_on_cut(unit.line, doc) if unit.turn.role == "user" else None
             if cut is not None:
                 again[n] = cut
+        for n, doc in zip(again, self.nlp.pipe(again.values(), batch_size=64), strict=True):
+            units[n].line = again[n]
+            docs[n] = doc
+        return docs
+
+    def _agents_i_said(self, units: list[_Unit], docs: list[Any]) -> list[Any]:
+        """An agent's line that opens on the past of a change ("Swapped state management from
+        Provider to Riverpod 2") leaves its "I" out, and the tagger may take the verb for an
+        adjective; such a line is parsed again with its "I" said."""
+        changes = self._report_verbs
+        again: dict[int, str] = {}
+        for n, (unit, doc) in enumerate(zip(units, docs, strict=True)):
+            first = doc[0] if len(doc) else None
+            if (
+                unit.turn.role == "assistant"
+                and first is not None
+                and first.tag_ not in ("VBD", "VBN")
+                and past_of(first.lower_, changes)
+            ):
+                again[n] = f"I {first.lower_}{unit.line[len(first.text) :]}"
         for n, doc in zip(again, self.nlp.pipe(again.values(), batch_size=64), strict=True):
             units[n].line = again[n]
             docs[n] = doc

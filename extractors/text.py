@@ -61,7 +61,9 @@ _HTML = re.compile(
 _MD_HEADING = re.compile(r"^\s*#{1,6}\s+\S", re.MULTILINE)
 _TABLE_LINE = re.compile(r"^\s*\|.*\|\s*$|^\s*[A-Z][A-Z_ ]{2,}\s{2,}[A-Z][A-Z_ ]{2,}")
 _COLUMNS = re.compile(r"\S\s{3,}\S.*\S\s{3,}\S")
-_MAIL_HEADER = re.compile(r"^\s*(?:from|to|cc|bcc|subject|date|sent|reply-to|re|fwd?)\s*:\s*\S", re.I)
+_MAIL_HEADER = re.compile(r"^\s*(?:from|to|cc|bcc|subject|date|sent|reply-to|re|fwd?|author)\s*:\s*\S", re.I)
+# "commit 9c1e4b2a7f" over "Author:" and "Date:": a pasted git log
+_COMMIT_HEADER = re.compile(r"^\s*commit\s+[0-9a-f]{7,40}(?:\s+\([^()\n]*\))?\s*$", re.I)
 _FORWARDED = re.compile(
     r"^\s*(?:-{3,}\s*(?:forwarded|original)\s+message|begin\s+forwarded\s+message|on\s.{3,80}\swrote:\s*$|"
     r".{0,60}\b(?:wrote|said|posted|commented)\s*:\s*$)",
@@ -203,13 +205,14 @@ def _inline_items(line: str) -> list[str]:
     return _INLINE_ITEM.split(line)
 
 
-def learnable_lines(text: str, labels: frozenset[str] = frozenset()) -> list[str]:
+def learnable_lines(text: str, labels: frozenset[str] = frozenset(), agent: bool = False) -> list[str]:
     """The lines of a message the speaker wrote themselves, each a unit to read; inline code keeps
     its backticks (a command as written). ``labels``: words that start a note ("db: postgres"),
-    which a transcript line ("Priya: we should ...") is not."""
+    which a transcript line ("Priya: we should ...") is not. ``agent``: an assistant's turn, whose
+    "Summary of what I did:" heads its own report, not a summary pasted from elsewhere."""
     text = MEMORY_BLOCK.sub("\n", text)
     text = _FENCE.sub("\n", text)
-    lines = drop_pastes([part for line in text.splitlines() for part in _inline_items(line)], labels)
+    lines = drop_pastes([part for line in text.splitlines() for part in _inline_items(line)], labels, agent)
     machine = [line for line in lines if _machine_line(line)]
     if len(machine) >= 3 and len(machine) * 2 >= len([x for x in lines if x.strip()]):
         # mostly a log or a listing: what is left are the user's own words about it, if any
@@ -234,6 +237,9 @@ def learnable_lines(text: str, labels: frozenset[str] = frozenset()) -> list[str
             continue
         line = _calm(line)
         line = _SHOUTED_OPENING.sub(lambda m: m.group(1).lower(), line)
+        if item and header is not None and agent and _OWN_REPORT.match(header):
+            kept.append(line)  # "Summary of what I did:" then "- upgraded Unity to 2022.3": each item alone
+            continue
         if item and header is not None and ":" not in line[:40]:
             # "pre-PR checklist:" then "- make lint": each item is read under its header, which
             # says nothing alone ("before any PR we run:")
@@ -309,6 +315,12 @@ def _machine_line(line: str) -> bool:
     return bool(_QUOTE_LINE.match(line) or _LOG_LINE.match(line) or _CODE_LINE.search(bare) or called)
 
 
+# an agent's heading over its own report: "Summary of what I did:", "Changes:", "Here's a recap:"
+_OWN_REPORT = re.compile(
+    r"^\s*(?:(?:here'?s|here\s+is)\s+(?:a\s+|the\s+)?(?:quick\s+|short\s+)?)?"
+    r"(?:summary|recap|changes(?:\s+made)?|what\s+i\s+(?:did|changed))\b[^\n]{0,40}?:?\s*$",
+    re.I,
+)
 _OWN = re.compile(r"\b(?:me|my|mine|our|we|us|i)\b", re.I)
 # "## setup", "# stack", "### context": a heading over the speaker's own notes, not a document's
 _OWN_HEADING = re.compile(
@@ -318,8 +330,8 @@ _OWN_HEADING = re.compile(
 )
 
 
-def drop_pastes(lines: list[str], labels: frozenset[str] = frozenset()) -> list[str]:
-    """The lines that remain once pasted third-party text is cut out."""
+def drop_pastes(lines: list[str], labels: frozenset[str] = frozenset(), agent: bool = False) -> list[str]:
+    """The lines that remain once pasted third-party text is cut out (``agent``: see ``learnable_lines``)."""
     lines = _without_referred_blocks(lines)
     end = len(lines)
     opening = next((i for i, line in enumerate(lines) if line.strip()), 0)
@@ -328,10 +340,10 @@ def drop_pastes(lines: list[str], labels: frozenset[str] = frozenset()) -> list[
         # ("## setup" opening the message heads the speaker's notes; after "found this in a repo:" a page's)
         own_heading = bool(_OWN_HEADING.match(line)) and i == opening
         heading = _MD_HEADING.match(line) and not (_OWN.search(line) or own_heading)
-        if _DOCUMENT_START.match(line) or (heading and rest):
+        if _DOCUMENT_START.match(line) or _COMMIT_HEADER.match(line) or (heading and rest):
             end = i  # a page or document from here on: headings, "Attendees:", "Agenda:"
             break  # (but "## about me", "# our setup" head the speaker's own notes)
-        if _announces(line) and rest:
+        if _announces(line) and rest and not (agent and _OWN_REPORT.match(line)):
             # the announcing line is the user's own ("can you summarize this email:"); what follows is not
             end = i if _announce_only(line) else i + 1
             break

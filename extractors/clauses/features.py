@@ -174,6 +174,7 @@ class FeatureReader(WhoReader):
         clause.conditional = (
             any(c.dep_ == "mark" and c.lower_ in _CONDITION_MARKS for c in head.children)
             or (clause.parent is not None and clause.parent.conditional and head.dep_ == "conj")
+            or _as_if(clause)
             or (
                 clause.tense == "present"
                 and not clause.standing  # "whenever the schema changes, regenerate ...": a rule
@@ -452,3 +453,16 @@ def _stops_doing(head: Token) -> bool:
             for c in head.children
         )
     )
+
+
+def _as_if(clause: Clause) -> bool:
+    """ "explain big O like im 5", "talk to me as if i'm new here": a likeness, not what is."""
+    words = [t.lower_ for t in clause.tokens[:3]]
+    subject = clause.subject
+    if subject is None or subject.i == clause.tokens[0].i:
+        return False
+    return (words[0] == "like" and clause.tokens[1].i == subject.i) or words[:2] in (
+        ["as", "if"],
+        ["as", "though"],
+    )
+

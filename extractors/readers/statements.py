@@ -52,6 +52,12 @@ _SAYS_NOTHING = frozenset(
 )
 
 
+# what opens a clause that only says when or why its sentence's main clause holds
+_SUBORDINATORS = frozenset(
+    {"because", "since", "whenever", "when", "if", "though", "although", "while", "cause", "cuz", "bc"}
+)
+
+
 class StatementReader(RuleReader):
     """What a person says of themselves that no frame names."""
 
@@ -101,6 +107,10 @@ class StatementReader(RuleReader):
         if clause.modal not in (None, "ca", "can") or condition(clause):
             return False
         head = clause.head
+        if head.dep_ == "advcl" and any(
+            c.dep_ in ("mark", "advmod") and c.lower_ in _SUBORDINATORS for c in head.children
+        ):
+            return False  # "(... devtools::document()) whenever i touch the roxygen comments": a when, or a why
         lemma = head.lemma_.lower()
         lex = self.lex
         if any(

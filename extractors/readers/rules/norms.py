@@ -248,11 +248,17 @@ class NormRules(RuleBase):
             and clause.head.tag_ in ("VBP", "VBZ")
             and subject is not None
             and not (owned or trouble or lemma == "be")
+            and not self._asks_for_help(clause)
         ):
             return plain(tokens)  # "UI texts always use informal du", "releases always go out on tuesdays"
         if clause.head.tag_ in ("VBP", "VBZ") and self._routed(clause):
             return plain(tokens)  # "all async work goes through dramatiq actors", "raw sql lives in /queries"
         return None
+
+    def _asks_for_help(self, clause: Clause) -> bool:
+        """ "the remote cache never hits on the build step, am i missing something": what a thing
+        always or never does, told on a line that asks for help with it, is the problem, not a rule."""
+        return any(t.text == "?" or t.lower_ in self.lex["help_word"] for t in clause.head.doc)
 
     def _routed(self, clause: Clause) -> bool:
         """Where every one of a kind goes, said of a named place in the code or the stack: "all the
