@@ -267,6 +267,22 @@ def joined(tokens: list[Token]) -> str:
     return out.strip()
 
 
+def _named_in_parentheses(token: Token) -> str | None:
+    """ "i'm in NZ (Auckland)", "from australia (Brisbane)": a name said right after, in parentheses,
+    names the same thing more closely and belongs to it."""
+    doc = token.doc
+    after = token.i + 1
+    if after + 2 >= len(doc) or doc[after].text != "(":
+        return None
+    close = next((t.i for t in doc[after + 1 : after + 6] if t.text == ")"), None)
+    if close is None:
+        return None
+    inside = list(doc[after + 1 : close])
+    if not inside or not all(t.pos_ == "PROPN" and t.is_title for t in inside):
+        return None
+    return " ".join(t.text for t in inside)
+
+
 def _name_parts(token: Token) -> list[Token]:
     """The words a name is made of besides its head: compounds of compounds ("Ho Chi Minh City"),
     and "of" a name ("University of Bergen", "Bank of America")."""
@@ -337,8 +353,11 @@ def value_of(token: Token, how: str) -> str:
         parts.sort(key=lambda t: t.i)
         parts = _hyphened(parts)
         if parts[-1].i - parts[0].i + 1 == len(parts) or _glued(parts):
-            return str(token.doc[parts[0].i : parts[-1].i + 1].text)  # as written: "Mei-Ling", "Jean-Luc"
-        return joined(parts)
+            name = str(token.doc[parts[0].i : parts[-1].i + 1].text)  # as written: "Mei-Ling", "Jean-Luc"
+        else:
+            name = joined(parts)
+        inside = _named_in_parentheses(token)
+        return f"{name} ({inside})" if inside else name
     if how == "role":
         # "PhD student in marine biology at University of Bergen": the field and the place, as said
         where = [t for c in token.children if c.dep_ == "prep" and _role_place(c) for t in c.subtree]
@@ -372,7 +391,8 @@ def value_of(token: Token, how: str) -> str:
         and token.doc[parts[0].i - 1].lower_ in ("type", "stage", "chronic", "severe")
     ):
         parts.insert(0, token.doc[parts[0].i - 1])  # "type 1 diabetes": the parser hangs it under "type"
-    return joined(parts)
+    inside = _named_in_parentheses(token) if parts and parts[-1].i == token.i else None
+    return f"{joined(parts)} ({inside})" if inside else joined(parts)
 
 
 def _hyphened(parts: list[Token]) -> list[Token]:
