@@ -90,10 +90,11 @@ def main(quick: bool, record: bool) -> None:
     model = fit([(s.features, s.right) for c in every for s in c.samples], L2)
     if not quick:
         dump_confidence(model, MODEL_FILE)
-    rows = [
-        ["readers' own confidence", *_score(held, None, floor)],
-        [f"rated, cut at min_confidence {floor}", *_score(held, trial, floor)],
-    ]
+    scores = {
+        "readers' own confidence": _score(held, None, floor),
+        f"rated, cut at min_confidence {floor}": _score(held, trial, floor),
+    }
+    rows = [[name, f"{r:.4f}", f"{p:.4f}", n] for name, (r, p, n) in scores.items()]
     sections = [
         (
             f"Confidence model fitted on {len(names) - len(held_names)} sets "
@@ -110,5 +111,6 @@ def main(quick: bool, record: bool) -> None:
             ),
         ),
     ]
-    figures = {"held_out": dict(zip(["recall", "precision", "records"], rows[1][1:], strict=True))}
+    rated = list(scores.values())[1]
+    figures = {"held_out": dict(zip(["recall", "precision", "records"], rated, strict=True))}
     report("calibrate", quick, sections, figures, record)

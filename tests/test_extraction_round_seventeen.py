@@ -3,7 +3,7 @@ rambling messages, agents' bullet-list summaries and terse engineers' rundowns: 
 that must be read one way and one that must not; all fail on the round's start (c7c7917). An agent's
 own summary heading, an agent's change told without its "I", a symptom beside a request for help, a
 "whenever" clause alone, a pasted git log, a likeness ("like im 5"), and the speaker's own clause
-inside a question."""
+inside a question, a name in parentheses after a place."""
 
 from __future__ import annotations
 
@@ -87,3 +87,12 @@ def test_the_speakers_own_clause_inside_a_question_is_no_rule(extractor: ClauseE
     assert "rule" not in stored(extractor, said)
     assert "rule" in stored(extractor, "squash merge only")
     assert facts(extractor, "aisle seat always pls")
+
+
+def test_a_name_in_parentheses_after_a_place_belongs_to_it(extractor: ClauseExtractor) -> None:
+    assert values(extractor, "fyi i'm in NZ (Auckland) so my mornings are ur evenings", "home_city") == [
+        "NZ (Auckland)"
+    ]
+    assert values(extractor, "i live in Porto (Portugal)", "home_city") == ["Porto (Portugal)"]
+    # words in parentheses that are no name stay out of the value
+    assert values(extractor, "i live in Porto (the north of Portugal)", "home_city") == ["Porto"]
