@@ -39,7 +39,7 @@ _LOG_LINE = re.compile(
     r"\s*at\s+[\w$.]+\s*\(|Caused by:|E\s{2,}|\s*\^+\s*$|"
     # (but "PASSED my driving test!!": a shout, not a test run)
     r"(?:FAILED|PASSED)\b(?!\s+[A-Z]{2,}\b|\s+(?:my|our|it|the|again)\b)|"
-    r"npm ERR!|error(?:\[\w+\])?:|"
+    r"npm ERR!|error(?:\[\w+\])?:|##\[\w+\]|make(?:\[\d+\])?: \*\*\*|"  # (a CI runner's markers)
     r"warning:|\$\s|#\s*\d+\s|\d+\s+(?:passed|failed)|\u2713|\u2717|\u00d7|"
     # "a41c9e2 chore: switch to pnpm": a line of `git log --oneline`
     r"(?=[0-9a-f]*\d)[0-9a-f]{7,40}\s+(?:\(\S+\)\s+)?\S+)",

@@ -3,7 +3,8 @@ rambling messages, agents' bullet-list summaries and terse engineers' rundowns: 
 that must be read one way and one that must not; all fail on the round's start (c7c7917). An agent's
 own summary heading, an agent's change told without its "I", a symptom beside a request for help, a
 "whenever" clause alone, a pasted git log, a likeness ("like im 5"), and the speaker's own clause
-inside a question, a name in parentheses after a place."""
+inside a question, a name in parentheses after a place, a pasted CI log, an agent's change in its
+own case."""
 
 from __future__ import annotations
 
@@ -17,9 +18,7 @@ def stored(extractor: ClauseExtractor, text: str, role: str = "user") -> str:
 
 
 def values(extractor: ClauseExtractor, text: str, key: str, role: str = "user") -> list[str]:
-    return [
-        c.value for c in extractor.extract([Turn(role, text, 0)]) if (c.key or "").split(":")[0] == key
-    ]
+    return [c.value for c in extractor.extract([Turn(role, text, 0)]) if (c.key or "").split(":")[0] == key]
 
 
 def test_an_agents_summary_heads_its_own_report(extractor: ClauseExtractor) -> None:
@@ -48,7 +47,9 @@ def test_an_agents_change_told_without_its_i(extractor: ClauseExtractor) -> None
         extractor, "Replaced log4j with logback 1.4.14, removed the log4j-core dep.", "assistant"
     )
     # a user's line that opens the same way is no agent's report
-    assert values(extractor, "Swapped state management from Provider to Riverpod 2?", "state_management") == []
+    assert (
+        values(extractor, "Swapped state management from Provider to Riverpod 2?", "state_management") == []
+    )
 
 
 def test_a_symptom_beside_a_request_for_help_is_no_rule(extractor: ClauseExtractor) -> None:
@@ -96,3 +97,19 @@ def test_a_name_in_parentheses_after_a_place_belongs_to_it(extractor: ClauseExtr
     assert values(extractor, "i live in Porto (Portugal)", "home_city") == ["Porto (Portugal)"]
     # words in parentheses that are no name stay out of the value
     assert values(extractor, "i live in Porto (the north of Portugal)", "home_city") == ["Porto"]
+
+
+def test_a_pasted_ci_log_is_not_the_speakers(extractor: ClauseExtractor) -> None:
+    log = (
+        "##[group]Run make lint\nruff check .\nsrc/util.py:12:1: F401 `os` imported but unused\n"
+        "Found 1 error.\nmake: *** [lint] Error 1\n##[error]Process completed with exit code 2."
+    )
+    assert extractor.extract([Turn("user", log, 0)]) == []
+    assert "make lint" in stored(extractor, "we lint with `make lint` before every push")
+
+
+def test_an_agents_change_is_told_in_its_own_case(extractor: ClauseExtractor) -> None:
+    said = "Moved the secrets out of settings.py into environment variables, loaded with django-environ."
+    assert "the agent moved the secrets" in stored(extractor, said, "assistant")
+    now = "Django now reads its config from environment variables."
+    assert "Django now reads" in stored(extractor, now, "assistant")

@@ -326,8 +326,10 @@ class EventReader(StackReader):
         if (now or self._concrete(clause, facts)) and self._lasting(clause, did) and not pointing:
             body = [t for t in trim(clause.tokens) if t.dep_ not in ("aux",) or t.lemma_ != "have"]
             if did:
-                after = [t for t in body if subject is None or t.i > subject.i]
-                text = f"{SUBJECT_MARK}: the agent {joined(after)}"
+                after = joined([t for t in body if subject is None or t.i > subject.i])
+                if after[:1].isupper() and after[1:2].islower():
+                    after = after[:1].lower() + after[1:]  # "Moved the secrets ...": the agent moved them
+                text = f"{SUBJECT_MARK}: the agent {after}"
             else:
                 text = f"{SUBJECT_MARK}: {joined(body)}"
             text = re.sub(r"\b(?:I|I've|I'm)\b", "the agent", text)
