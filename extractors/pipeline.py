@@ -163,7 +163,7 @@ class ClauseExtractor:
         first_line: set[int] = set()
         docs = list(self.nlp.pipe([u.line for u in units], batch_size=64))
         docs = self._run_ons_cut(units, docs)
-        docs = self._agents_i_said(units, docs)
+        said_with_i = self._agents_i_said(units, docs)
         # an agent's turn that tells of nothing it did or now holds (advice, an explanation, a plan)
         # reports nothing, whichever of its lines names a product
         done = self.lexicon["report_verb"]
@@ -179,7 +179,7 @@ class ClauseExtractor:
             for u, doc in zip(units, docs, strict=True)
             if u.turn.role == "user" and _speaks_of_self(doc)
         }
-        for unit, doc in zip(units, docs, strict=True):
+        for n, (unit, doc) in enumerate(zip(units, docs, strict=True)):
             if unit.turn.role == "assistant" and id(unit.turn) not in acting:
                 continue
             # only the first line of the first user turn can answer the question before it
@@ -188,9 +188,10 @@ class ClauseExtractor:
             )
             if unit.turn.role == "user":
                 first_line.add(unit.batch)
-            found[unit.batch].extend(
-                self._read(doc, unit.turn, question, unit.commands, personal=id(unit.turn) in personal)
-            )
+            reads = self._read(doc, unit.turn, question, unit.commands, personal=id(unit.turn) in personal)
+            if not reads and n in said_with_i:
+                reads = self._read(said_with_i[n], unit.turn, None, unit.commands)
+            found[unit.batch].extend(reads)
         results: list[list[Candidate]] = []
         for batch_no, turns in enumerate(batches):
             reads = self._resolve_corrections(found[batch_no], turns)
@@ -212,10 +213,11 @@ class ClauseExtractor:
             docs[n] = doc
         return docs
 
-    def _agents_i_said(self, units: list[_Unit], docs: list[Any]) -> list[Any]:
+    def _agents_i_said(self, units: list[_Unit], docs: list[Any]) -> dict[int, Any]:
         """An agent's line that opens on the past of a change ("Swapped state management from
         Provider to Riverpod 2") leaves its "I" out, and the tagger may take the verb for an
-        adjective; such a line is parsed again with its "I" said."""
+        adjective: such a line parsed again with its "I" said, read when the line as written gives
+        nothing (by unit number)."""
         changes = self._report_verbs
         again: dict[int, str] = {}
         for n, (unit, doc) in enumerate(zip(units, docs, strict=True)):
@@ -227,10 +229,7 @@ class ClauseExtractor:
                 and past_of(first.lower_, changes)
             ):
                 again[n] = f"I {first.lower_}{unit.line[len(first.text) :]}"
-        for n, doc in zip(again, self.nlp.pipe(again.values(), batch_size=64), strict=True):
-            units[n].line = again[n]
-            docs[n] = doc
-        return docs
+        return dict(zip(again, self.nlp.pipe(again.values(), batch_size=64), strict=True))
 
     def _asked(self, turns: list[Turn]) -> tuple[str, str | None, str, dict[str, str]] | None:
         """The question the reply before the user's turn asked, if it names a slot."""
