@@ -105,6 +105,12 @@ NATURAL_SETS = (
     "natural_phrasing_holdout72.jsonl",
     "natural_phrasing_holdout73.jsonl",
     "natural_phrasing_holdout74.jsonl",
+    "natural_phrasing_holdout75.jsonl",
+    "natural_phrasing_holdout76.jsonl",
+    "natural_phrasing_holdout77.jsonl",
+    "natural_phrasing_holdout78.jsonl",
+    "natural_phrasing_holdout79.jsonl",
+    "natural_phrasing_holdout80.jsonl",
 )
 BATCH = 32
 

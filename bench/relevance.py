@@ -35,7 +35,12 @@ from proxy.memory.redis_store import RedisMemoryStore
 from proxy.recall import recall, relevant
 from proxy.settings import RecallSettings
 
-SETS = ("recall_relevance.jsonl", "recall_relevance_holdout.jsonl")
+SETS = (
+    "recall_relevance.jsonl",
+    "recall_relevance_holdout.jsonl",
+    "recall_relevance_dev3.jsonl",
+    "recall_relevance_holdout3.jsonl",
+)
 _KINDS = {"rule": Kind.PROCEDURAL, "fact": Kind.SEMANTIC, "event": Kind.EPISODIC}
 
 
