@@ -34,7 +34,9 @@ from extractors.data import load
 NAME = "mnemo_confidence_v1"
 BIAS = "bias"
 _SHIPPED = "confidence.jsonl"
-_SUBORDINATE_OPENERS = frozenset({"because", "since", "whenever", "when", "if", "though", "so", "and", "but", "or"})
+_SUBORDINATE_OPENERS = frozenset(
+    {"because", "since", "whenever", "when", "if", "though", "so", "and", "but", "or"}
+)
 
 
 class Weight(msgspec.Struct, forbid_unknown_fields=True):

@@ -54,7 +54,8 @@ def test_features_say_what_a_candidate_is_and_how_it_was_said() -> None:
 
 
 def test_fitting_learns_which_features_go_with_wrong_records() -> None:
-    samples = [(["rule=good", "family=database"], True)] * 40 + [(["rule=good", "family=database"], False)] * 4
+    good = ["rule=good", "family=database"]
+    samples = [(good, True)] * 40 + [(good, False)] * 4
     samples += [(["rule=bad", "family=note"], False)] * 30 + [(["rule=bad", "family=note"], True)] * 6
     model = fit(samples, l2=1.0)
     assert model.weights["rule=bad"] < 0 < model.weights["rule=good"]

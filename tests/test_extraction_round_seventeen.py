@@ -61,7 +61,10 @@ def test_a_symptom_beside_a_request_for_help_is_no_rule(extractor: ClauseExtract
 
 
 def test_a_whenever_clause_alone_says_nothing_of_the_speaker(extractor: ClauseExtractor) -> None:
-    said = "for my R package i do devtools::check() before every push, and devtools::document() whenever i touch the roxygen comments"
+    said = (
+        "for my R package i do devtools::check() before every push, and devtools::document() "
+        "whenever i touch the roxygen comments"
+    )
     assert not any(
         c.text_template.lower().startswith("whenever") for c in extractor.extract([Turn("user", said, 0)])
     )

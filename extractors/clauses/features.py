@@ -465,4 +465,3 @@ def _as_if(clause: Clause) -> bool:
         ["as", "if"],
         ["as", "though"],
     )
-

@@ -110,7 +110,7 @@ class StatementReader(RuleReader):
         if head.dep_ == "advcl" and any(
             c.dep_ in ("mark", "advmod") and c.lower_ in _SUBORDINATORS for c in head.children
         ):
-            return False  # "(... devtools::document()) whenever i touch the roxygen comments": a when, or a why
+            return False  # "(devtools::document()) whenever i touch the roxygen comments": when, or why
         lemma = head.lemma_.lower()
         lex = self.lex
         if any(

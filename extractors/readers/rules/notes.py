@@ -336,7 +336,10 @@ def _a_clause(tokens: list[Token], nouns: frozenset[str] = frozenset()) -> bool:
         and t.head.i not in named
         and t.head.pos_ in ("VERB", "AUX")
         # "no emojis in anything you write" (but "... but i only have npm, is that ok?": the speaker's)
-        and (t.head.dep_ not in ("relcl", "acl", "advcl", "ccomp") or (t.head.dep_ == "ccomp" and t.lower_ in ("i", "we")))
+        and (
+            t.head.dep_ not in ("relcl", "acl", "advcl", "ccomp")
+            or (t.head.dep_ == "ccomp" and t.lower_ in ("i", "we"))
+        )
         for t in tokens
     ):
         return True
