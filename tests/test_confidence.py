@@ -54,14 +54,12 @@ def test_features_say_what_a_candidate_is_and_how_it_was_said() -> None:
 
 
 def test_fitting_learns_which_features_go_with_wrong_records() -> None:
-    good = ["rule=good", "family=database"]
-    samples = [(good, True)] * 40 + [(good, False)] * 4
-    samples += [(["rule=bad", "family=note"], False)] * 30 + [(["rule=bad", "family=note"], True)] * 6
+    kept, dropped = ["rule=good", "family=database"], ["rule=bad", "family=note"]
+    samples = [(kept, True)] * 40 + [(kept, False)] * 4 + [(dropped, False)] * 30 + [(dropped, True)] * 6
     model = fit(samples, l2=1.0)
     assert model.weights["rule=bad"] < 0 < model.weights["rule=good"]
-    good = model.probability(["rule=good", "family=database"])
-    bad = model.probability(["rule=bad", "family=note"])
-    assert good > 0.8 and bad < 0.3  # close to the shares the samples hold: 40/44 and 6/36
+    # close to the shares the samples hold: 40/44 and 6/36
+    assert model.probability(kept) > 0.8 and model.probability(dropped) < 0.3
     assert model.probability(["never-seen"]) == pytest.approx(model.probability([]))
 
 
