@@ -11,17 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 from bench.common import ROOT, report, table
 from bench.extraction import NATURAL_SETS
-from bench.natural import BENCH_SCOPE, main_turns
-from core.scope import level_of
+from bench.natural import kept_records, main_turns
 from extractors.confidence import ConfidenceModel, dump_confidence, features, fit
-from extractors.natural import NaturalCase, StoredRecord, load_natural, matches
+from extractors.natural import NaturalCase, load_natural, matches
 from extractors.pipeline import ClauseExtractor
-from policies import DEFAULT_POLICY, decide
+from policies import DEFAULT_POLICY
 
 MODEL_FILE = ROOT / "extractors" / "patterns" / "confidence.jsonl"
 HELD_OUT = 8
@@ -44,22 +42,12 @@ class LabelledCase:
 def labelled(extractor: ClauseExtractor, cases: list[NaturalCase]) -> list[LabelledCase]:
     """What the readers keep of each case's turn, with its features and whether it is right."""
     out = []
-    now = datetime.now(UTC)
     for case, found in zip(cases, extractor.extract_many(main_turns(cases)), strict=True):
         own = [c for c in found if c.turn.text == case.text and c.turn.role == case.role]
-        kept, _ = decide(own, BENCH_SCOPE, DEFAULT_POLICY, now)
         samples = []
-        for d in kept:
-            record = StoredRecord(
-                text=d.text,
-                value=d.candidate.value,
-                scope_level=level_of(d.scope),
-                key=d.candidate.key,
-                qualifier=d.candidate.qualifier,
-                span=d.candidate.span,
-            )
+        for candidate, record in kept_records(own):
             hits = frozenset(i for i, fact in enumerate(case.facts) if matches(record, fact))
-            samples.append(Sample(features(d.candidate, len(own)), bool(hits), hits))
+            samples.append(Sample(features(candidate, len(own)), bool(hits), hits))
         required = frozenset(i for i, fact in enumerate(case.facts) if not fact.optional)
         out.append(LabelledCase(required, samples))
     return out

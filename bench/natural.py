@@ -52,19 +52,29 @@ def _context_bodies(case: NaturalCase) -> list[dict[str, Any]]:
     ]
 
 
-def _records(candidates: list[Candidate], scope: Scope) -> list[StoredRecord]:
+def kept_records(
+    candidates: list[Candidate], scope: Scope = BENCH_SCOPE
+) -> list[tuple[Candidate, StoredRecord]]:
+    """What the default policy keeps of ``candidates``: each candidate with the record it writes."""
     kept, _ = decide(candidates, scope, DEFAULT_POLICY, datetime.now(UTC))
     return [
-        StoredRecord(
-            text=d.text,
-            value=d.candidate.value,
-            scope_level=level_of(d.scope),
-            key=d.candidate.key,
-            qualifier=d.candidate.qualifier,
-            span=d.candidate.span,
+        (
+            d.candidate,
+            StoredRecord(
+                text=d.text,
+                value=d.candidate.value,
+                scope_level=level_of(d.scope),
+                key=d.candidate.key,
+                qualifier=d.candidate.qualifier,
+                span=d.candidate.span,
+            ),
         )
         for d in kept
     ]
+
+
+def _records(candidates: list[Candidate], scope: Scope) -> list[StoredRecord]:
+    return [record for _, record in kept_records(candidates, scope)]
 
 
 def main_turns(cases: list[NaturalCase]) -> list[list[Turn]]:
