@@ -16,7 +16,7 @@ from typing import Any
 from bench.common import ROOT, report, table
 from bench.extraction import NATURAL_SETS
 from bench.natural import kept_records, main_turns
-from extractors.confidence import ConfidenceModel, dump_confidence, features, fit
+from extractors.confidence import ConfidenceModel, dump_confidence, features, fit, rated
 from extractors.natural import NaturalCase, load_natural, matches
 from extractors.pipeline import ClauseExtractor
 from policies import DEFAULT_POLICY
@@ -31,6 +31,7 @@ class Sample:
     features: list[str]
     right: bool
     hits: frozenset[int]  # which of its case's facts it holds
+    rated: bool  # whether the model rates it at all (``extractors.confidence.rated``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +48,9 @@ def labelled(extractor: ClauseExtractor, cases: list[NaturalCase]) -> list[Label
         samples = []
         for candidate, record in kept_records(own):
             hits = frozenset(i for i, fact in enumerate(case.facts) if matches(record, fact))
-            samples.append(Sample(features(candidate, len(own)), bool(hits), hits))
+            samples.append(
+                Sample(features(candidate, len(own)), bool(hits), hits, rated(candidate, len(own)))
+            )
         required = frozenset(i for i, fact in enumerate(case.facts) if not fact.optional)
         out.append(LabelledCase(required, samples))
     return out
@@ -57,7 +60,9 @@ def _score(cases: Sequence[LabelledCase], model: ConfidenceModel | None, floor: 
     """Recall, precision and records when the model rates each sample and ``floor`` makes the cut."""
     found = expected = right = records = 0
     for case in cases:
-        kept = [s for s in case.samples if model is None or model.probability(s.features) >= floor]
+        kept = [
+            s for s in case.samples if model is None or not s.rated or model.probability(s.features) >= floor
+        ]
         records += len(kept)
         right += sum(s.right for s in kept)
         expected += len(case.required)
@@ -73,9 +78,9 @@ def main(quick: bool, record: bool) -> None:
     fitted_on = [c for name, cases in by_set.items() if name not in held_names for c in cases]
     held = [c for name in held_names for c in by_set[name]]
     floor = DEFAULT_POLICY.min_confidence
-    trial = fit([(s.features, s.right) for c in fitted_on for s in c.samples], L2)
+    trial = fit([(s.features, s.right) for c in fitted_on for s in c.samples if s.rated], L2)
     every = [c for cases in by_set.values() for c in cases]
-    model = fit([(s.features, s.right) for c in every for s in c.samples], L2)
+    model = fit([(s.features, s.right) for c in every for s in c.samples if s.rated], L2)
     if not quick:
         dump_confidence(model, MODEL_FILE)
     scores = {
@@ -86,16 +91,16 @@ def main(quick: bool, record: bool) -> None:
     sections = [
         (
             f"Confidence model fitted on {len(names) - len(held_names)} sets "
-            f"({sum(len(c.samples) for c in fitted_on)} records), measured on the {len(held_names)} newest "
-            f"it was not fitted on ({', '.join(held_names)})",
+            f"({sum(s.rated for c in fitted_on for s in c.samples)} rated records), measured on the "
+            f"{len(held_names)} newest it was not fitted on ({', '.join(held_names)})",
             table(["confidence", "recall", "precision", "records"], rows),
         ),
         (
             f"Model written to {MODEL_FILE.relative_to(ROOT) if not quick else '(not written: quick)'}, "
             f"fitted on all {len(names)} sets",
             table(
-                ["records", "features", "L2"],
-                [[sum(len(c.samples) for c in every), len(model.weights) - 1, L2]],
+                ["rated records", "features", "L2"],
+                [[sum(s.rated for c in every for s in c.samples), len(model.weights) - 1, L2]],
             ),
         ),
     ]

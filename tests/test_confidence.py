@@ -20,6 +20,7 @@ from extractors.confidence import (
     fit,
     load_confidence,
 )
+from extractors.confidence import rated as is_rated
 from policies import DEFAULT_POLICY, decide
 
 SCOPE = Scope("local", project="p", user="u")
@@ -110,8 +111,24 @@ def test_the_extractor_rates_each_candidate_and_the_policy_cuts_below_its_floor(
     for mine, theirs in zip(rated, raw, strict=True):
         assert replace(mine, confidence=theirs.confidence) == theirs
         assert mine.confidence == pytest.approx(model.probability(features(theirs, len(raw))), abs=1e-4)
+        assert is_rated(theirs, len(raw))
     assert len({c.confidence for c in rated}) > 1  # each its own, not one per reader
     floor = sorted(c.confidence for c in rated)[len(rated) // 2]
     kept, refused = decide(rated, SCOPE, replace(DEFAULT_POLICY, min_confidence=floor), datetime.now(UTC))
     assert {d.candidate.value for d in kept} == {c.value for c in rated if c.confidence >= floor}
     assert refused and all(r.reason == "confidence below the policy minimum" for r in refused)
+
+
+def test_what_one_turn_says_alone_and_a_projects_language_keep_their_readers_confidence(
+    extractor: ClauseExtractor,
+) -> None:
+    raw = ClauseExtractor(rated=False)
+    alone = Turn("user", "we use TypeScript everywhere", 0)
+    assert extractor.extract([alone]) == raw.extract([alone])  # one thing said, said on purpose
+    both = Turn("user", "our backend is written in Elixir and we deploy on fly.io", 0)
+    rated_both, raw_both = extractor.extract([both]), raw.extract([both])
+    language = [c for c in rated_both if (c.key or "").startswith("language")]
+    assert language and language == [c for c in raw_both if (c.key or "").startswith("language")]
+    assert [c for c in rated_both if c.key == "hosting"] != [c for c in raw_both if c.key == "hosting"]
+    kept, _ = decide(rated_both, SCOPE, DEFAULT_POLICY, datetime.now(UTC))
+    assert {d.candidate.value for d in kept} >= {"Elixir", "fly.io"}
