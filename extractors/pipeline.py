@@ -163,7 +163,6 @@ class ClauseExtractor:
         first_line: set[int] = set()
         docs = list(self.nlp.pipe([u.line for u in units], batch_size=64))
         docs = self._run_ons_cut(units, docs)
-        said_with_i = self._agents_i_said(units, docs)
         # an agent's turn that tells of nothing it did or now holds (advice, an explanation, a plan)
         # reports nothing, whichever of its lines names a product
         done = self.lexicon["report_verb"]
@@ -179,7 +178,7 @@ class ClauseExtractor:
             for u, doc in zip(units, docs, strict=True)
             if u.turn.role == "user" and _speaks_of_self(doc)
         }
-        for n, (unit, doc) in enumerate(zip(units, docs, strict=True)):
+        for unit, doc in zip(units, docs, strict=True):
             if unit.turn.role == "assistant" and id(unit.turn) not in acting:
                 continue
             # only the first line of the first user turn can answer the question before it
@@ -189,8 +188,9 @@ class ClauseExtractor:
             if unit.turn.role == "user":
                 first_line.add(unit.batch)
             reads = self._read(doc, unit.turn, question, unit.commands, personal=id(unit.turn) in personal)
-            if not reads and n in said_with_i:
-                reads = self._read(said_with_i[n], unit.turn, None, unit.commands)
+            with_i = self._with_i_said(unit, doc) if not reads else None
+            if with_i is not None:
+                reads = self._read(self.nlp(with_i), unit.turn, None, unit.commands)
             found[unit.batch].extend(reads)
         results: list[list[Candidate]] = []
         for batch_no, turns in enumerate(batches):
@@ -213,23 +213,19 @@ class ClauseExtractor:
             docs[n] = doc
         return docs
 
-    def _agents_i_said(self, units: list[_Unit], docs: list[Any]) -> dict[int, Any]:
+    def _with_i_said(self, unit: _Unit, doc: Any) -> str | None:
         """An agent's line that opens on the past of a change ("Swapped state management from
         Provider to Riverpod 2") leaves its "I" out, and the tagger may take the verb for an
-        adjective: such a line parsed again with its "I" said, read when the line as written gives
-        nothing (by unit number)."""
-        changes = self._report_verbs
-        again: dict[int, str] = {}
-        for n, (unit, doc) in enumerate(zip(units, docs, strict=True)):
-            first = doc[0] if len(doc) else None
-            if (
-                unit.turn.role == "assistant"
-                and first is not None
-                and first.tag_ not in ("VBD", "VBN")
-                and past_of(first.lower_, changes)
-            ):
-                again[n] = f"I {first.lower_}{unit.line[len(first.text) :]}"
-        return dict(zip(again, self.nlp.pipe(again.values(), batch_size=64), strict=True))
+        adjective: the line with its "I" said, to parse again when the line as written gave nothing."""
+        first = doc[0] if len(doc) else None
+        if (
+            unit.turn.role != "assistant"
+            or first is None
+            or first.tag_ in ("VBD", "VBN")
+            or not past_of(first.lower_, self._report_verbs)
+        ):
+            return None
+        return f"I {first.lower_}{unit.line[len(first.text) :]}"
 
     def _asked(self, turns: list[Turn]) -> tuple[str, str | None, str, dict[str, str]] | None:
         """The question the reply before the user's turn asked, if it names a slot."""
