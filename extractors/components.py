@@ -11,6 +11,7 @@ does not know about chat.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import msgspec
@@ -26,6 +27,53 @@ _SPECIAL_CASES = {
     "Im": [{"ORTH": "I", "NORM": "i"}, {"ORTH": "m", "NORM": "am"}],
     "IM": [{"ORTH": "I", "NORM": "i"}, {"ORTH": "M", "NORM": "am"}],
 }
+# a name with a dot inside, as code writes it: "fmt.Errorf", "os.Exit", "React.useState" (the
+# tokenizer cuts "word.Word" as two sentences run together)
+_DOTTED_NAME = re.compile(r"^[a-z][a-z0-9_]{0,15}\.[A-Z][A-Za-z0-9_]*[a-z0-9_][A-Za-z0-9_]*$")
+# words that open a sentence typed without a space after the stop: "works fine.Then it breaks"
+_OPENING_WORDS = frozenset(
+    {
+        "it",
+        "the",
+        "then",
+        "we",
+        "this",
+        "that",
+        "but",
+        "and",
+        "so",
+        "also",
+        "now",
+        "thanks",
+        "thank",
+        "anyway",
+        "not",
+        "my",
+        "our",
+        "you",
+        "they",
+        "he",
+        "she",
+        "its",
+        "what",
+        "how",
+        "why",
+        "when",
+        "can",
+        "could",
+        "please",
+        "pls",
+        "any",
+        "there",
+        "here",
+    }
+)
+
+
+def _dotted_name(text: str) -> bool:
+    return bool(_DOTTED_NAME.match(text)) and text.split(".", 1)[1].lower() not in _OPENING_WORDS
+
+
 # a dash between spaces, then a subject, opens a new sentence
 _DASHES = frozenset({"\u2014", "\u2013", "-", "--"})
 _SUBJECTS = frozenset({"i", "we"})
@@ -60,6 +108,7 @@ def add_components(nlp: Language, known_words: frozenset[str], discourse: frozen
     tokenizer: Any = nlp.tokenizer
     for text, pieces in chat_spellings().items():
         tokenizer.add_special_case(text, pieces)
+    tokenizer.token_match = _dotted_name
     nlp.add_pipe("mnemo_chat_sentences_v1", before="parser")
     names: Any = nlp.add_pipe("mnemo_hyphened_names_v1")
     names.dictionary = _dictionary(nlp)

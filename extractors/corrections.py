@@ -14,7 +14,7 @@ from extractors.shell import Command
 from extractors.vocabulary import VERSION
 
 _CORRECTION = re.compile(
-    r"^\W*(?:(?:sorry|oops|whoops|wait|hold\s+on|erm|um|my\s+bad|correction|typo|auto-?correct(?:ed)?|scratch\s+that|"
+    r"^\W*(?:(?:sorry|sry|soz|oops|whoops|wait|hold\s+on|erm|um|my\s+bad|correction|typo|auto-?correct(?:ed)?|scratch\s+that|"
     r"let\s+me\s+correct\s+(?:that|myself)|i\s+misspoke|actually|not\s+quite|rather|i\s+mean|"
     # "no, pnpm" / "nope it's 3.12", but not "no one remembers ...": a word of the sentence
     r"(?:no+|nope)(?=\s*[,:;.!\u2014\u2013-]|\s*$|\s+(?:i|i'?m|it|it'?s|its|we|that|that'?s|wait|sorry|not)\b))"
@@ -22,6 +22,12 @@ _CORRECTION = re.compile(
     re.IGNORECASE,
 )
 _MEANT = re.compile(r"^\W*(?:i\s+meant|meant|i\s+mean|it'?s|it\s+is|should\s+be|make\s+that)\b\W*", re.I)
+# "sorry i said heroku but it's render": the speaker's words before, then the value meant
+_SAID_BEFORE = re.compile(
+    r"^\W*(?:earlier\s+|before\s+)?i\s+(?:said|mentioned|wrote|typed|told\s+you)\b[^,;:\u2014\u2013]*?"
+    r"(?:\s+but\b|\s*[,;:\u2014\u2013]|\s+-\s)\s*(?:actually\s+)?",
+    re.I,
+)
 
 
 # what follows "sorry" when it only apologises: "sorry, old habit", "sorry for the confusion"
@@ -79,7 +85,21 @@ def _denied(span: Any, left: frozenset[str]) -> bool:
     after = {t.lower_ for t in doc[span.end : min(span.sent.end, span.end + 2)]}
     # "we left heroku in jan, it's render now": what was left is the old value
     gone = span.root.dep_ == "dobj" and span.root.head.lemma_.lower() in left
-    return bool(before & {"not", "n't", "never"}) or "anymore" in after or gone
+    return bool(before & {"not", "n't", "never"}) or "anymore" in after or gone or _once_said(span.root)
+
+
+def _once_said(token: Any) -> bool:
+    """ "oops i said python 3.9 earlier, it's 3.12": what the speaker said before is the value wrong."""
+    verb = token.head
+    return (
+        verb.i != token.i
+        and verb.tag_ == "VBD"
+        and verb.lemma_.lower() in _SAY
+        and any(c.dep_ == "nsubj" and c.lower_ == "i" for c in verb.children)
+    )
+
+
+_SAY = frozenset({"say", "mention", "write", "tell", "type", "put"})
 
 
 def bare_value(
@@ -89,6 +109,9 @@ def bare_value(
     "it's sesame she's allergic to, not peanuts", "scratch that, ops bumped it to 3.12"."""
     marker = _CORRECTION.match(sent.text)
     rest_start = sent.start_char + (marker.end() if marker else 0)
+    said = _SAID_BEFORE.match(sent.doc.text[rest_start : sent.end_char]) if marker else None
+    if said:
+        rest_start += said.end()
     meant = _MEANT.match(sent.doc.text[rest_start : sent.end_char])
     if meant:
         rest_start += meant.end()
@@ -105,8 +128,12 @@ def bare_value(
             if meant:
                 fact.fields["meant"] = "1"  # "I meant postgres 14": the value named as the one meant
             return fact
+    # the version of a value said before is no value meant: "i said python 3.9 earlier, it's 3.12"
+    wrong = {t.i for span in techs if _denied(span, left) for t in sent.doc[span.start : span.end + 2]}
     rest = [t for t in sent if t.idx >= rest_start and not t.is_punct]
-    versions = [t for t in rest if VERSION.match(t.text) and any(ch.isdigit() for ch in t.text)]
+    versions = [
+        t for t in rest if VERSION.match(t.text) and any(ch.isdigit() for ch in t.text) and t.i not in wrong
+    ]
     if versions:
         return Fact(
             "semantic",

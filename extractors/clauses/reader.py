@@ -33,12 +33,17 @@ class ClauseReader(FeatureReader):
             heads = [sentence.root]
         if sentence.root not in heads:
             heads.insert(0, sentence.root)
+        stray = self._noun_read_as_verb(sentence)
+        if stray is not None:
+            heads = [h for h in heads if h.i != stray.i]
         head_ids = {t.i for t in heads}
         clauses: dict[int, Clause] = {}
         for head in heads:
             tokens = self._own_tokens(head, head_ids)
             if not tokens:
                 continue
+            if stray is not None and tokens[0].i == stray.i + 1:
+                tokens.insert(0, stray)
             clauses[head.i] = Clause(head=head, tokens=tokens, subject=None, about="none", mood="statement")
         for clause in clauses.values():
             parent_head = self._governing_head(clause.head, head_ids)
@@ -96,6 +101,23 @@ class ClauseReader(FeatureReader):
                 if not marks & {"since", "because", "as", "cause", "cuz", "coz"} and not told_before:
                     clause.mood = "question"
         return ordered
+
+    def _noun_read_as_verb(self, sentence: Span) -> Token | None:
+        """ "Commit messages follow conventional commits": the tagger took the first word for an order
+        whose object is the rest; it names the subject of the clause after it."""
+        root = sentence.root
+        after = root.i + 1
+        if root.i != sentence.start or root.tag_ not in ("VB", "VBP") or after >= sentence.end:
+            return None
+        if root.lower_ not in self.lex["code_noun"]:
+            return None
+        said = next((c for c in root.children if c.dep_ == "ccomp"), None)
+        if said is None:
+            return None
+        subject = next((c for c in said.children if c.dep_ in SUBJECT_DEPS), None)
+        if subject is None or subject.pos_ != "NOUN" or subject.left_edge.i != after:
+            return None
+        return root
 
     @staticmethod
     def _heads_clause(token: Token) -> bool:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from extractors.clauses import Clause
-from extractors.readers.common import DEICTIC, Token
+from extractors.readers.common import DEICTIC, Token, goes_wrong
 from extractors.readers.rules.facts import RuleBase
 from extractors.render import plain, third_person
 
@@ -204,8 +204,12 @@ class NormRules(RuleBase):
         normed = lemma in lex["norm_verb"] or any(
             t.lemma_.lower() in lex["norm_verb"] for t in clause.head.children if t.dep_ in ("acomp", "attr")
         )
+        # ("commit messages follow ...": the tagger took "commit" for a verb, but it names the subject)
+        named_before = [subject.doc[subject.i - 1]] if subject is not None and subject.i > 0 else []
         about_code = subject is not None and any(
-            t.lemma_.lower() in lex["code_noun"] or t.lower_ in lex["code_noun"] for t in subject.subtree
+            t.lemma_.lower() in lex["code_noun"] or t.lower_ in lex["code_noun"]
+            for t in [*subject.subtree, *named_before]
+            if t.is_alpha
         )
         passive = any(c.dep_ == "auxpass" for c in clause.head.children)
         named = subject is not None and any(
@@ -216,9 +220,9 @@ class NormRules(RuleBase):
             for t in subject.subtree
         )
         # "the build always fails on arm", "pants keeps re-resolving the lockfile": a complaint
-        trouble = (lemma in self.lex["trouble_verb"] and not (duty or normed)) or (
-            lemma == "keep" and any(c.dep_ == "xcomp" and c.tag_ == "VBG" for c in clause.head.children)
-        )
+        trouble = (
+            (lemma in self.lex["trouble_verb"] or goes_wrong(clause.head)) and not (duty or normed)
+        ) or (lemma == "keep" and any(c.dep_ == "xcomp" and c.tag_ == "VBG" for c in clause.head.children))
         # "`any` is banned", "secrets are kept in vault", "prettier enforces it"; not "the kids keep me busy"
         if (
             (duty or normed or clause.standing)

@@ -42,6 +42,9 @@ _NO_PHRASES = frozenset(
         "offense",
         "biggie",
         "longer",  # "no longer in Toronto": what was, not a rule
+        "wait",  # "talks to postgres - no wait, its mysql": a correction begins
+        "sorry",
+        "actually",
     )
 )
 
@@ -67,6 +70,10 @@ _UNDERGOING = frozenset({"getting", "seeing", "hitting", "having"})
 # the trouble verbs that only ever tell of a failure ("ignore vendor/ always" is a rule)
 # failures named by their shorthand: "OOMs", "segfaults"
 _FAILURES = frozenset({"ooms", "oom", "oomed", "segfaults", "segfaulted", "panics", "times-out", "flaky"})
+# what goes wrong, named: "linker errors only on mac", "segfaults on arm only"
+_FAILURE_NOUNS = frozenset(
+    {"error", "exception", "crash", "segfault", "stacktrace", "traceback", "nan", "bug", "glitch"}
+)
 # days that make a note a one-off ("no deploys today", "no meetings tomorrow pls")
 _THIS_DAY = frozenset({"today", "tonight", "tomorrow", "rn", "tmrw", "tmr"})
 
@@ -93,6 +100,13 @@ class NoteRules(StandingRules):
         previous: list[Token] = []  # "grams and millilitres, never cups": one rule, said in two pieces
         # "the queue worker keeps dying silently overnight, no logs": what the failure lacks
         failure = next((t.i for t in sent if t.pos_ in ("VERB", "AUX") and goes_wrong(t)), None)
+        # "dev build crashes on launch. no logs.": a bare "no X" after a failure told just before
+        bare = len([t for t in sent if not t.is_punct]) <= 2
+        if failure is None and bare and sent.start > 0:
+            told = sent.doc[sent.start - 1].sent
+            failure = next(
+                (sent.start - 1 for t in told if t.pos_ in ("VERB", "AUX") and goes_wrong(t)), None
+            )
         for piece in pieces(sent, cut_plus=False, cut_colon=True):
             if question_from is not None and piece[-1].i >= question_from:
                 continue
@@ -109,6 +123,8 @@ class NoteRules(StandingRules):
         """The rule a piece of a line notes, with the piece before it when it goes on from it."""
         tokens = said
         alone = [t.lower_ for t in tokens if not t.is_punct]
+        if alone[:1] == ["no"] and alone[1:2] and alone[1] in _NO_PHRASES:
+            return None  # "..., no wait": a correction or a courtesy, however short
         merged = bool(
             tokens
             and (
@@ -116,7 +132,8 @@ class NoteRules(StandingRules):
                 or alone in (["always"], ["only"], ["every", "time"])
             )
             and plain_before
-            and len(plain_before) <= 5
+            # ("feature flags for anything customer facing, always": a bare "always" reaches further)
+            and len(plain_before) <= (7 if len(alone) == 1 else 5)
             and not any(t.pos_ in ("VERB", "AUX") for t in plain_before)
             # ("just curious, not gonna do it": a clause denied, not a way of doing things)
             and not (tokens[0].lower_ == "not" and any(t.pos_ in ("VERB", "AUX") for t in tokens))
@@ -181,6 +198,7 @@ class NoteRules(StandingRules):
                 or (t.is_alpha and t.lower_ not in self.known_words)
                 or ("/" in t.text and len(t.text) > 1)  # "generated/", "src/gen": a path
                 or t.lower_ in ("tabs", "spaces", "utc")  # how code is written
+                or t.lower_ == "facing"  # "in anything user-facing": what the product shows
                 for t in tokens
             )
             # "no jquery.", "no ORMs": a product banned, said alone
@@ -227,10 +245,14 @@ class NoteRules(StandingRules):
 
     def _after_a_thing(self, tokens: list[Token]) -> bool:
         """A note said on after a clause of its sentence whose subject is a thing, not a person:
-        "money is always integer cents, never floats"."""
-        root = tokens[0].sent.root
+        "money is always integer cents, never floats", or in the sentence before: "all amounts are
+        stored as integer cents. never floats."."""
+        sent = tokens[0].sent
+        root = sent.root
         if root.i >= tokens[0].i:
-            return False
+            if sent.start == 0 or any(t.i < tokens[0].i and not t.is_punct for t in sent):
+                return False
+            root = sent.doc[sent.start - 1].sent.root
         people = self.lex["person_noun"] | self.lex["kin_noun"] | self.lex["pet_noun"] | self.lex["life_noun"]
         return any(
             c.dep_ in ("nsubj", "nsubjpass") and c.pos_ == "NOUN" and c.lemma_.lower() not in people
@@ -243,6 +265,14 @@ class NoteRules(StandingRules):
         troubles = self.lex["trouble_verb"] & BREAKING
         if tokens[0].lower_ in _UNDERGOING:
             return True
+        if tokens[0].lower_ not in ("no", "never", "zero", "always") and any(
+            t.lemma_.lower() in _FAILURE_NOUNS
+            and t.tag_ in ("NNS", "NN")
+            and not any(c.dep_ == "amod" for c in t.children)  # "custom exceptions only": a kind
+            and not (t.i > 0 and t.doc[t.i - 1].lower_ in ("no", "never", "zero", "any"))
+            for t in tokens
+        ):
+            return True  # "linker errors ONLY on mac" (but "two rules: no exceptions across ...")
         for token, after in zip(tokens, [*tokens[1:], None], strict=True):
             lower = token.lower_
             if after is not None and lower in ("times", "timed") and after.lower_ == "out":
@@ -428,6 +458,19 @@ def _noted(
         or (len(words) > 2 and words[1] in (":", "="))
         or any(p in text for p in ("from now on", "going forward", "every time", "by default"))
         or _a_limit(tokens)
+        # "type hints on every function signature": a thing of the code, wanted on every one
+        or (
+            "every" in words[1:]
+            and words[0] not in ("a", "an", "one", "the")
+            and any(t.lemma_.lower() in nouns or t.lower_ in nouns for t in tokens[words.index("every") :])
+        )
+        # "feature flags for anything customer facing", "British spelling in anything user-facing"
+        or any(
+            w in ("anything", "everything")
+            and words[n - 1] in ("for", "in", "on", "across")
+            and words[n + 1 : n + 2] not in ([], ["else"])  # (not "for everything else")
+            for n, w in enumerate(words[2:], start=2)
+        )
     )
     return marked
 
