@@ -527,6 +527,10 @@ def named_not_run(command: Command, tokens: Span, spans: list[Span]) -> bool:
     return False
 
 
+# roles written as capitals only ("Raj, PM at Zendesk"; "6pm" is a time)
+TITLES = frozenset({"PM", "EM", "TPM"})
+
+
 # the trouble verbs that only ever tell of a failure ("ignore vendor/ always" is a rule)
 BREAKING = frozenset(
     {
@@ -550,6 +554,7 @@ _WORKS = frozenset(
 )
 
 
+_GONE_WRONG = frozenset({"nan", "haywire", "wrong", "black", "blank", "white", "missing", "offline", "crazy"})
 _TROUBLED = frozenset({"slow", "broken", "flaky", "down", "sluggish", "laggy", "buggy"})
 
 
@@ -562,6 +567,8 @@ def goes_wrong(verb: Token) -> bool:
         return True
     if lemma in _WORKS and any(c.dep_ == "neg" for c in verb.children):
         return True
+    if lemma == "go" and verb.tag_ != "VB" and any(c.lower_ in _GONE_WRONG for c in verb.children):
+        return True  # "loss goes nan around epoch 3", "the screen goes black"
     if (
         lemma == "be"
         and verb.tag_ in ("VBZ", "VBP")

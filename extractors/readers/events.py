@@ -112,10 +112,21 @@ class EventReader(StackReader):
         )
         eventful = eventful or self._earned(clause, bool(when))
         coding = any(t.like_url or "/" in t.text or "`" in t.text for t in clause.tokens)
-        direct_tech = any(t._.tech and (t.head.i == head.i or t.head.head.i == head.i) for t in clause.tokens)
-        if coding or direct_tech or (any(t._.tech for t in clause.tokens) and not eventful):
+        techs = [t for t in clause.tokens if t._.tech]
+        direct_tech = any(t.head.i == head.i or t.head.head.i == head.i for t in techs)
+        # "passed my AWS solutions architect exam", "got my PADI open water cert": a name in the thing
+        named_within = eventful and bool(techs) and all(t.dep_ in ("compound", "amod", "nmod") for t in techs)
+        if coding or (not named_within and (direct_tech or (techs and not eventful))):
             return []  # "I added a column and the migration failed": the task, not a life
         if not eventful and (not when or lemma in ("be", "have", "do", "get", "make")):
+            return []
+        # "bumped everything to node 20 last week": a change to the code, however the product was parsed
+        life = self.lex["life_noun"] | self.lex["kin_noun"] | self.lex["pet_noun"]
+        if (
+            not eventful
+            and lemma in self.lex["switch_verb"] & self.lex["report_verb"]
+            and not any(t.lemma_.lower() in life for t in head.subtree)
+        ):
             return []
         if clause.about == "group" and not eventful:
             return []  # "we upgraded last year": the project's history, not a life
@@ -167,11 +178,15 @@ class EventReader(StackReader):
         head = clause.head
         return (
             head.lemma_.lower() == "get"
-            and not any(t.lower_ in self.lex["transient_time"] for t in clause.tokens)
+            # ("got my coffee this morning"; but "last weekend" dates what was earned)
+            and not any(
+                t.lower_ in self.lex["transient_time"] and not (t.i > 0 and t.doc[t.i - 1].lower_ == "last")
+                for t in clause.tokens
+            )
             and (dated or any(t.lower_ in ("finally", "just") for t in clause.tokens))
             and any(
                 c.dep_ == "dobj"
-                and any(p.lower_ == "my" for p in c.children)
+                and any(p.lower_ == "my" and p.i < c.i for p in c.subtree)  # "my UK driving licence"
                 and c.lemma_.lower() not in self.lex["code_noun"] | self.lex["nonfact_object"]
                 for c in head.children
             )

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from extractors.readers.common import PRONOUN_SET, Fact, ReaderBase, Span, Token, joined
+from extractors.readers.common import PRONOUN_SET, TITLES, Fact, ReaderBase, Span, Token, joined
 from extractors.readers.rules.facts import in_third_person
 from extractors.render import SUBJECT_MARK, sentence, trim
 
@@ -61,6 +61,7 @@ class Introductions(ReaderBase):
         if noted is not None:
             return noted
         start = _after_label(tokens)
+        announced = start > 0  # "quick intro: Raj, PM at Zendesk": a name after the label is theirs
         tokens = _without_pronouns(tokens)  # "Priya (she/her), PhD student ...": the pronoun reader's
         if _greeted(tokens, start):
             start += 2  # "namaskar, Vikram here, devops at ...": a greeting in any language
@@ -77,6 +78,7 @@ class Introductions(ReaderBase):
             len(tokens) > start + 1
             and tokens[start].pos_ == "PROPN"
             and tokens[start].lower_ not in self.lex["occupation_noun"]  # "postdoc here — ...": no name
+            and tokens[start].lower_ not in self.lex["diet_word"]  # "vegetarian here (ovo-lacto)"
             and tokens[start + 1].lower_ in _HERE
             and _ends_here(tokens, start + 2, greeted=start > 0)
         )
@@ -125,7 +127,7 @@ class Introductions(ReaderBase):
             said = f"{tokens[0].text}, {joined(tokens[start:end]).strip(' ,')}"
         said = in_third_person(said).replace(" ,", ",")  # (where an aside of pronouns was)
         named_here = [self._name(tokens[0])] if name_here or (name_first and named) else []
-        if named and not named_here and said_am and tokens[opened].pos_ == "PROPN":
+        if named and not named_here and (said_am or announced) and tokens[opened].pos_ == "PROPN":
             named_here = [self._name(tokens[opened])]  # "hi im Kenji, embedded dev at ..."
         return [
             *named_here,
@@ -260,7 +262,7 @@ class Introductions(ReaderBase):
         """The role a note opens with ("retired maths teacher", "2nd yr mech eng student"), when the
         note has no verb with a subject of its own before it."""
         words: list[Token] = []
-        occupations = self.lex["occupation_noun"]
+        occupations = self.lex["occupation_noun"] | {t.lower_ for t in tokens if t.text in TITLES}
         if tokens and tokens[0].lower_ in ("not", "no"):
             return None  # "not a dev so pls no jargon": what one is not
         for n, token in enumerate(tokens):

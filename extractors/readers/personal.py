@@ -357,22 +357,28 @@ class PersonalReader(StatementReader, SaidOfOneself):
         facts = []
         for token in sent:
             noun = token.lemma_.lower()
-            if token.pos_ != "NOUN" or (noun not in kinds and token.lower_ not in kinds):
-                continue
-            if not _ones_own(token):
+            count = _parent_of(token)
+            if count is not None:  # "dad of two (Giulia 9, Luca 5)": the names are the kids'
+                token, noun = count, "kids"
+            elif (
+                token.pos_ != "NOUN"
+                or (noun not in kinds and token.lower_ not in kinds)
+                or not _ones_own(token)
+            ):
                 continue
             names = _names_set_after(token)
             if not names:
                 continue
             value = " and ".join(names) if len(names) <= 2 else ", ".join(names[:-1]) + " and " + names[-1]
             kind = "pet" if noun in self.lex["pet_noun"] or token.lower_ in self.lex["pet_noun"] else "family"
+            said = noun if count is not None else token.lower_
             facts.append(
                 Fact(
                     kind="semantic",
                     scope="user",
-                    key=f"{kind}:{token.lower_}",
+                    key=f"{kind}:{said}",
                     value=value,
-                    text=_agreed(f"{SUBJECT_MARK}'s {token.lower_} is called {value}.", value),
+                    text=_agreed(f"{SUBJECT_MARK}'s {said} is called {value}.", value),
                     span=sent.text.strip(),
                     reader=f"personal.{kind}.names_listed",
                     confidence=0.75,
@@ -473,6 +479,25 @@ def _prep_of_frame(hit: FrameHit) -> bool:
         and head.pos_ in ("NUM", "NOUN", "PROPN")
         and not any(c.dep_ == "nummod" for c in head.children)
     )
+
+
+_PARENTS = frozenset({"mom", "mum", "dad", "mother", "father", "parent", "mama", "papa", "mommy", "daddy"})
+
+
+def _parent_of(token: Token) -> Token | None:
+    """ "dad of two", "mom of 3 (...)": the count of the speaker's children, which their names follow."""
+    doc = token.doc
+    if token.lower_ not in _PARENTS or token.i + 2 >= len(doc) or doc[token.i + 1].lower_ != "of":
+        return None
+    count = doc[token.i + 2]
+    if not count.like_num:
+        return None
+    before = doc[token.i - 1].lower_ if token.i > 0 else ""
+    # ("my sister is a mom of 3 (...)": someone else's children)
+    others = {"she", "he", "they", "sister", "brother", "friend", "wife", "husband", "partner", "mom", "dad"}
+    if any(t.lower_ in others for t in doc[token.sent.start : token.i]):
+        return None
+    return None if before in ("my", "his", "her", "their", "your", "our") else count
 
 
 def _ones_own(noun: Token) -> bool:
