@@ -133,9 +133,11 @@ def unique_slots(facts: list[Fact]) -> list[Fact]:
     """One fact per slot and value in a sentence, when a line's items and its clauses both name it."""
     seen: set[tuple[str | None, str]] = set()
     unique = []
+    # the reading that names what it replaced goes first: "replaced flake8, black and isort with ruff"
+    changed = {(f.key, f.value.lower()) for f in facts if f.key is not None and f.previous}
     for fact in facts:
         marker = (fact.key, fact.value.lower())
-        if fact.key is not None and marker in seen:
+        if fact.key is not None and (marker in seen or (marker in changed and not fact.previous)):
             continue
         if fact.key is not None and any(_inside(fact, other) for other in facts):
             continue  # "Biases" beside "Weights & Biases": a piece of a name read whole

@@ -65,7 +65,8 @@ def fold_details(facts: list[Fact], sent: Any, words: DetailWords) -> list[Fact]
             if guessed_aside(sent.doc[fact.anchor], words.hedges):
                 continue
             if _in_passing(fact, sent, words):
-                if any(_words_in(fact.value, note) for note in notes):
+                # (a product that replaces another keeps its record: the slot's change is in it)
+                if fact.previous is None and any(_words_in(fact.value, note) for note in notes):
                     continue
                 fact = replace(fact, in_passing=True)
         kept.append(fact)

@@ -583,7 +583,11 @@ def _versioned(span: Any) -> bool:
         after is None
         or after.is_punct
         or (after.tag_ in ("NN", "CC", "IN", "TO", "HYPH", "-LRB-") and after.lower_ not in _UNITS)
+        or after.lower_ in _WHEN_AFTER  # "bumped everything to node 20 last week"
     )
+
+
+_WHEN_AFTER = frozenset({"last", "now", "yesterday", "today", "already", "recently"})
 
 
 # nouns a product names a part or kind of: "godot engine", "bun runtime", "supabase client"

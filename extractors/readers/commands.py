@@ -147,7 +147,8 @@ class CommandReader(ReaderBase):
         if not (verbal or participle) or not clause.has(verb):
             return None
         lemma = _verb_of(verb.lower_) if participle else verb.lemma_.lower()
-        if lemma in ("run", "execute", "do", "use", "start", "check"):
+        if lemma in ("run", "execute", "do", "use", "start", "check", "write"):
+            # ("write tests with pytest": what is written says the purpose, not the writing)
             obj = next((c for c in verb.children if c.dep_ in ("dobj", "nsubjpass")), None)
             return PURPOSE_WORDS.get(obj.lower_) if obj is not None else None
         if lemma in ("be", "have", "get", "go", "come", "help", "fix", "try", "do", "make", "see"):

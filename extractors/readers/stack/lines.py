@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 
 from extractors.clauses import Clause
+from extractors.clauses.model import PLEASE
 from extractors.readers.common import (
     PERSONAL_LABELS,
     PURPOSE_WORDS,
@@ -387,7 +388,8 @@ def _clausal(piece: Span) -> bool:
         return True
     if any(t.tag_ == "MD" for t in piece):
         return True
-    first = next((t for t in piece if not t.is_punct), None)
+    # "please stop suggesting jquery", "dont suggest X": a request, however it opens
+    first = next((t for t in piece if not t.is_punct and t.lower_ not in _OPENERS), None)
     if first is not None and first.tag_ == "VBD" and first.lemma_.lower() in _JOB_MOVES:
         return True  # "left stripe, started at Datadog on monday": a job changed, not a rundown
     if first is None or first._.tech is not None or first.pos_ != "VERB" or first.tag_ not in ("VB", "VBP"):
@@ -396,6 +398,9 @@ def _clausal(piece: Span) -> bool:
         c.dep_ in ("dobj", "xcomp", "ccomp", "dative") or c.lower_ in ("me", "it", "this")
         for c in first.children
     )
+
+
+_OPENERS = PLEASE | {"dont", "don't", "do", "n't", "never", "always", "just", "also", "ever"}
 
 
 def _named_one_of(token: Token, family: frozenset[str]) -> bool:

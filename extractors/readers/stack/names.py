@@ -46,7 +46,14 @@ class NameReader(ProductReader):
                 if pobj is not None and phrase and value is None:
                     category = category or phrase
                     value = pobj
-            elif child.dep_ in ("attr", "dobj", "oprd") and category is not None and value is None:
+            # "CI only does chromium now": what the slot's thing does is done to the object, not what
+            # the thing is (but "the db is cockroach", "the registry uses harbor")
+            elif (
+                child.dep_ in ("attr", "dobj", "oprd")
+                and category is not None
+                and value is None
+                and (child.dep_ != "dobj" or head.lemma_.lower() in ("be", "use"))
+            ):
                 value = child
         if category is None or value is None or value.i in taken or value._.tech is not None:
             return []

@@ -9,7 +9,7 @@ from itertools import pairwise
 from extractors.clauses import Clause
 from extractors.clauses.model import in_quotes
 from extractors.folds import guessed_aside
-from extractors.readers.common import PERSONAL_LABELS, Fact, Span, Token, slug
+from extractors.readers.common import PERSONAL_LABELS, TITLES, Fact, Span, Token, slug
 from extractors.readers.stack.superseded import SupersededProducts
 from extractors.readers.stack.versions import upgraded_to, version_fact, versioned
 from extractors.render import SUBJECT_MARK, plain
@@ -110,7 +110,7 @@ class ProductReader(SupersededProducts):
             if head.lemma_ == "be" and not preps & {"on", "using"}:
                 return False  # "I'm at Klarna now": where they work, not what they use
         if clause.mood == "imperative":
-            return head.lemma_ in ("use", "stick", "prefer")
+            return head.lemma_ in ("use", "stick", "prefer") or head.lemma_ in _WRITING
         tokens = clause.tokens
         if (
             len(tokens) > 2
@@ -192,9 +192,36 @@ class ProductReader(SupersededProducts):
             mine = [
                 s
                 for s in mine
-                if s.root.dep_ in ("dobj", "conj", "appos") and _object_of(s.root, clause.head)
+                if (
+                    clause.head.lemma_ not in _WRITING
+                    and s.root.dep_ in ("dobj", "conj", "appos")
+                    and _object_of(s.root, clause.head)
+                )
+                or _written_in(s, clause.head)
             ]
-        return [s for s in mine if not in_quotes(s[0], single=False) and not _in_a_name(s)]
+        return [
+            s
+            for s in mine
+            if not in_quotes(s[0], single=False) and not _in_a_name(s) and not self._employer(s)
+        ]
+
+    def _employer(self, span: Span) -> bool:
+        """ "Raj, PM at Zendesk", "data engineer @ Spotify": where someone works, not what is used."""
+        prep = span.root.head
+        if span.root.dep_ != "pobj" or prep.lower_ not in ("at", "@", "for") or prep.head.i == prep.i:
+            return False
+        occupations = self.lex["occupation_noun"]
+        # the word said just before, past an aside: "PM (not a dev) at Zendesk", however parsed
+        depth, before = 0, None
+        for token in reversed(span.doc[max(0, prep.i - 8) : prep.i]):
+            depth += (token.text == ")") - (token.text == "(")
+            if depth == 0 and not token.is_punct:
+                before = token
+                break
+        return any(
+            t is not None and (t.lower_ in occupations or t.lemma_.lower() in occupations or t.text in TITLES)
+            for t in (prep.head, before)
+        )
 
     def _name_by_subject(self, clause: Clause, current: list[Span]) -> None:
         """A clause whose subject names a slot puts its products in that slot."""
@@ -345,6 +372,27 @@ def _product_fact(
         previous_text=fill(spec.template(), previous_value) if previous_value else None,
         other=named(other[0]) if other else None,
         category=category,
+    )
+
+
+# "write the examples in Kotlin, not Java": an order to write names the language written in
+_WRITING = frozenset({"write", "code"})
+
+
+def _written_in(span: Span, head: Token) -> bool:
+    root = span.root
+    while root.dep_ == "conj" and root.head.i != root.i:
+        root = root.head
+    prep = root.head
+    # things of every answer ("the code examples", "all snippets"), not one task ("write it in rust")
+    every = any(c.dep_ == "dobj" and c.tag_ == "NNS" for c in head.children)
+    return (
+        every
+        and head.lemma_ in _WRITING
+        and span.label_ == "language"
+        and root.dep_ == "pobj"
+        and prep.lower_ in ("in", "with")
+        and prep.head.i == head.i
     )
 
 

@@ -12,8 +12,9 @@ class SupersededProducts(ReaderBase):
     """What a product said beside the one in use was: replaced, gone, or the alternative not taken."""
 
     def _is_previous(self, span: Span, clause: Clause) -> bool:
-        """ "from X to Y", "replaced X with Y", "dropped X for Y", "X is out": X is the old value."""
-        root = span.root
+        """ "from X to Y", "replaced X with Y", "dropped X for Y", "X is out": X is the old value;
+        so is each product listed with X ("replaced flake8, black and isort with ruff")."""
+        root = _listed_first(span)
         head = root.head
         doc = span.doc
         if (
@@ -39,6 +40,10 @@ class SupersededProducts(ReaderBase):
             )
         if self._switched_from(span):
             return True  # "converted the unittest suite to pytest": the suite was unittest
+        replacing = self.lex["replace_verb"] | self.lex["drop_verb"]
+        if any(c.dep_ == "amod" and c.lemma_.lower() in replacing and c.i < root.i for c in root.children):
+            # "replaced flake8, black and isort with ruff", parsed as a replaced flake8
+            return any(t.lower_ in ("with", "for", "by") for t in doc[root.i : span.sent.end])
         # ("we dropped webpack for vite": the parser may take the product right after the verb for
         # an adverb)
         misparsed_object = root.dep_ in ("advmod", "npadvmod") and span.start == head.i + 1
@@ -192,3 +197,29 @@ def _said_gone_after(span: Span) -> bool:
         if token.pos_ in ("NOUN", "PROPN") and token._.tech is None and token.is_lower:
             return False  # "onto postgres, the mongoose models are gone": the models are, not postgres
     return False
+
+
+# what joins the products of a list: "flake8, black and isort", "flake8/black/isort"
+_LISTING = frozenset({",", "/", "and", "&", "+", "or"})
+
+
+def _listed_first(span: Span) -> Token:
+    """The word that stands for a list a product is in: its first product, as the parse hangs it."""
+    doc = span.doc
+    root = span.root
+    while root.dep_ == "conj" and root.head.i != root.i and root.head._.tech is not None:
+        root = root.head
+    start = root.i if root.i < span.start else span.start
+    while start >= 2 and doc[start - 1].lower_ in _LISTING and doc[start - 2]._.tech is not None:
+        start -= 2
+        while start > 0 and doc[start - 1]._.tech is not None and doc[start - 1].whitespace_ == "":
+            start -= 1
+    first = doc[start] if start < root.i else root
+    # "flake8/black/isort": the parser hangs the first ones on the last, which it takes for the object
+    while (
+        first.dep_ in ("compound", "nmod", "amod")
+        and first.head.i > first.i
+        and first.head._.tech is not None
+    ):
+        first = first.head
+    return first

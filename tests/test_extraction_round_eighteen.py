@@ -1,0 +1,126 @@
+"""Shapes of language learned in round eighteen (bench/RESULTS.md), read off two blind sets of
+everyday users and engineers: each test has a case that must be read one way and one that must not;
+all fail on the round's start (a446acd). A correction that quotes the speaker's own earlier words, a
+request about suggestions, symptoms told as notes, a note that goes on from the sentence before, a
+version followed by when, what a slot's thing does to its object, a dotted name in code, an
+introduction after a label, a parent's count and the children's names, a subject the tagger took
+for a verb, a convention wanted on every thing of the code, a milestone with a name in it, and the
+language code is to be written in."""
+
+from __future__ import annotations
+
+from extractors import ClauseExtractor, Turn
+
+
+def stored(extractor: ClauseExtractor, text: str, role: str = "user") -> str:
+    return " | ".join(c.text_template for c in extractor.extract([Turn(role, text, 0)]))
+
+
+def values(extractor: ClauseExtractor, text: str, key: str, role: str = "user") -> list[str]:
+    return [c.value for c in extractor.extract([Turn(role, text, 0)]) if (c.key or "").split(":")[0] == key]
+
+
+def test_a_correction_quoting_what_the_speaker_said_before(extractor: ClauseExtractor) -> None:
+    turns = [
+        Turn("user", "the api runs on python 3.9", 0),
+        Turn("user", "oops i said python 3.9 earlier, it's actually 3.12 on the server", 1),
+    ]
+    learned = [c.value for c in extractor.extract(turns) if c.key == "python_version"]
+    assert learned[-1] == "3.12" and "3.9" not in learned[1:]
+    # "sry" marks a correction as "sorry" does: the name is no rule of the project
+    assert "rule" not in stored(extractor, "sry typo, its aleks with a k-s, not alex")
+
+
+def test_a_request_about_suggestions_names_no_stack(extractor: ClauseExtractor) -> None:
+    said = "please stop suggesting jquery lol. this is vanilla js only, no libraries"
+    assert values(extractor, said, "frontend_framework") == []
+    assert "jquery" in stored(extractor, said).lower()  # the request itself is kept, as a rule
+    assert values(extractor, "just fastapi + postgres", "database") == ["postgres"]
+
+
+def test_symptoms_told_as_notes_are_no_rules(extractor: ClauseExtractor) -> None:
+    assert "rule" not in stored(extractor, "expo go works, dev build crashes instantly on launch. no logs.")
+    assert "rule" not in stored(extractor, "vulkan renderer. linker errors ONLY on mac, undefined symbols")
+    assert "rule" not in stored(
+        extractor, "loss goes nan around epoch 3 every single time. bf16 if it matters"
+    )
+    # a ban of a failure, a kind of error and a retry rule after a failure stay rules
+    assert "rule" in stored(extractor, "Two rules: no exceptions across module boundaries.")
+    assert "Custom exceptions only" in stored(extractor, "custom exceptions only")
+    assert "rule" in stored(extractor, "the tests hang. no retries on CI please")
+
+
+def test_a_note_goes_on_from_the_sentence_before(extractor: ClauseExtractor) -> None:
+    said = stored(
+        extractor, "all money amounts are stored as integer cents. never floats. learned that the hard way"
+    )
+    assert "never floats" in said and "User" not in said
+    assert "Two rules" not in stored(
+        extractor, "the reporting service talks to postgres - no wait, its mysql"
+    )
+
+
+def test_a_version_followed_by_when(extractor: ClauseExtractor) -> None:
+    said = "bumped everything to node 20 last week since 18 is EOL. anything to watch out for w/ fetch?"
+    assert values(extractor, said, "node_version") == ["20"]
+    assert "User" not in stored(extractor, said)  # a change to the code, no episode of a life
+    assert values(extractor, "we're going to node 20 next quarter", "node_version") == []
+
+
+def test_what_a_slots_thing_does_is_not_what_it_is(extractor: ClauseExtractor) -> None:
+    assert values(extractor, "CI only does chromium now", "ci") == []
+    assert values(extractor, "our feature flags come from flagpole", "feature_flags") == ["flagpole"]
+
+
+def test_a_dotted_name_in_code_is_one_word(extractor: ClauseExtractor) -> None:
+    said = stored(extractor, 'in this codebase errors are always wrapped with fmt.Errorf("...: %w", err)')
+    assert "fmt.Errorf" in said
+    # a stop typed without a space still ends a sentence
+    assert len(list(extractor.nlp("we use python.It is great").sents)) == 2
+
+
+def test_an_introduction_after_a_label(extractor: ClauseExtractor) -> None:
+    said = "Quick intro: Raj, PM (not a dev) at Zendesk in Dublin."
+    assert values(extractor, said, "name") == ["Raj"]
+    assert values(extractor, said, "role") == ["PM"]
+    assert "Project" not in stored(extractor, said)  # where Raj works is no product the project uses
+    assert values(extractor, "im free after 6pm", "role") == []
+
+
+def test_a_parents_count_then_the_childrens_names(extractor: ClauseExtractor) -> None:
+    said = "hi i'm Marco, dad of two (Giulia 9, Luca 5), we live in Bologna"
+    assert values(extractor, said, "family") == ["Giulia and Luca"]
+    assert values(extractor, "my sister is a mom of 3 (Ava, Leo, Mia)", "family") == []
+
+
+def test_a_subject_the_tagger_took_for_an_order(extractor: ClauseExtractor) -> None:
+    said = stored(
+        extractor, "Commit messages follow conventional commits (feat:, fix:) and we squash merge only."
+    )
+    assert "Commit messages follow conventional commits" in said
+    assert "Ensure tests pass before merging" in stored(extractor, "Ensure tests pass before merging")
+
+
+def test_a_convention_wanted_on_every_thing_of_the_code(extractor: ClauseExtractor) -> None:
+    assert "Type hints on every function signature" in stored(
+        extractor, "Type hints on every function signature."
+    )
+    assert "rule" not in stored(extractor, "a bug in every release lol")
+    said = stored(extractor, "feature flags for anything customer facing, always. we use unleash for that")
+    assert "rule: Feature flags for anything customer facing" in said
+
+
+def test_a_milestone_with_a_name_in_it(extractor: ClauseExtractor) -> None:
+    assert "open water cert" in stored(extractor, "got my PADI open water cert last weekend in Malta!!")
+    assert "UK driving licence" in stored(extractor, "just got my UK driving licence, passed first time!!")
+    assert "User" not in stored(extractor, "I started using rust last week")
+    assert "User" not in stored(extractor, "got my coffee this morning")
+
+
+def test_the_language_code_is_to_be_written_in(extractor: ClauseExtractor) -> None:
+    assert values(extractor, "Please write the code examples with Kotlin, not Java.", "language") == [
+        "Kotlin"
+    ]
+    assert values(extractor, "write me a script in python to rename files", "language") == []
+    assert values(extractor, "write tests with pytest", "write_command") == []
+    assert values(extractor, "write tests with pytest", "test_command") == ["pytest"]
