@@ -21,7 +21,12 @@ _CORRECTION = re.compile(
     r"\b[\s,:;.!\u2014\u2013-]*)+",
     re.IGNORECASE,
 )
-_MEANT = re.compile(r"^\W*(?:i\s+meant|meant|i\s+mean|it'?s|it\s+is|should\s+be|make\s+that)\b\W*", re.I)
+_MEANT = re.compile(
+    r"^\W*(?:i\s+meant|meant|i\s+mean|it'?s|it\s+is|should\s+be|make\s+that|"
+    # "oops typo, his name is Mac not Max": the name said again
+    r"(?:his|her|their|the\s+\w+'?s)\s+name'?s|(?:his|her|their|the\s+\w+'?s)\s+name\s+is)\b\W*",
+    re.I,
+)
 # "sorry i said heroku but it's render": the speaker's words before, then the value meant
 _SAID_BEFORE = re.compile(
     r"^\W*(?:earlier\s+|before\s+)?i\s+(?:said|mentioned|wrote|typed|told\s+you)\b[^,;:\u2014\u2013]*?"
@@ -85,7 +90,15 @@ def _denied(span: Any, left: frozenset[str]) -> bool:
     after = {t.lower_ for t in doc[span.end : min(span.sent.end, span.end + 2)]}
     # "we left heroku in jan, it's render now": what was left is the old value
     gone = span.root.dep_ == "dobj" and span.root.head.lemma_.lower() in left
-    return bool(before & {"not", "n't", "never"}) or "anymore" in after or gone or _once_said(span.root)
+    # "nope, no graphql anywhere" (but "actually no its pnpm": a "no" that answers, not a determiner)
+    right_before = doc[span.start - 1] if span.start > sent_start(span) else None
+    banned = right_before is not None and right_before.lower_ == "no" and right_before.dep_ == "det"
+    denied = before & {"not", "n't", "never"}
+    return bool(denied) or banned or "anymore" in after or gone or _once_said(span.root)
+
+
+def sent_start(span: Any) -> int:
+    return int(span.sent.start)
 
 
 def _once_said(token: Any) -> bool:

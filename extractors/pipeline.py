@@ -347,6 +347,9 @@ class ClauseExtractor:
                 # "i meant postgres 14 not 16, the RDS instance is ancient": the value corrected is
                 # what the sentence says of that slot, taken from the earlier fact or read already
                 slot_facts = tuple(f for f in facts if f.category == named.category)
+                if not facts and asked is None:
+                    # "sorry i meant pnpm not npm", parsed so that no reader read it: the product meant
+                    slot_facts = (self.readers.product_meant(named),)
                 held = [f for f in slot_facts if f.value.lower() in named.value.lower()]
                 if bare is not None or held:
                     facts = [f for f in facts if f.category != named.category or (bare is None and f in held)]
@@ -489,15 +492,27 @@ class ClauseExtractor:
             # question reads it ("can you call me Lexi instead?")
             return readers.framed(clause, hits, turn.role)
         if polite:
-            return readers.rules(clause)
-        facts = readers.commands(clause, commands) if clause.asserted or clause.mood == "imperative" else []
+            # ("could you call me Kate from now on?": a frame made for the request reads it first)
+            return readers.framed(clause, hits, turn.role) or readers.rules(clause)
+        failing = clause.mood == "statement" and (
+            goes_wrong(clause.head)
+            or any(c.dep_ == "xcomp" and goes_wrong(c) for c in clause.head.children)  # "keeps failing"
+        )
+        # ("the ios build keeps failing on pod install any ideas": where it fails, not how it is run;
+        # "some pod install error about ...": an error named by its step)
+        read_commands = clause.asserted or clause.mood == "imperative"
+        run = [
+            (c, span)
+            for c, span in commands
+            if not _names_an_error(c, span) and not (failing and span.root.dep_ == "pobj")
+        ]
+        facts = readers.commands(clause, run) if read_commands else []
         used = {f.value for f in facts}
         # products inside a command ("`npm run codegen`") are its words, not a statement of the stack
         in_commands = {
             t.i for command, span in commands if command.text in used or command.quoted for t in span
         }
         facts += readers.renamed(clause)  # "we renamed master -> main"
-        failing = clause.mood == "statement" and goes_wrong(clause.head)
         if readers.states_stack(clause) and not failing:  # ("postgres choked on the volume")
             facts += readers.setting(clause)  # "our default branch is master"
             facts += readers.stack(clause, [s for s in techs if s.start not in in_commands])
@@ -574,6 +589,16 @@ class ClauseExtractor:
 
 
 __all__ = ["NAME", "SUBJECT_MARK", "ClauseExtractor"]
+
+
+_ERRORS = frozenset({"error", "errors", "failure", "failures", "crash", "crashes"})
+
+
+def _names_an_error(command: Command, span: Any) -> bool:
+    """ "a pod install error": a command's words that name the error it gave, not a command run (the
+    words after a bare command may have been taken for its arguments: "pod install error about")."""
+    after = span.doc[span.end].lower_ if span.end < len(span.doc) else ""
+    return not command.quoted and (after in _ERRORS or bool(set(command.text.lower().split()[1:]) & _ERRORS))
 
 
 def _speaks_of_self(doc: Any) -> bool:

@@ -398,7 +398,18 @@ class TechMarker:
         if head.i == root.i and any(c.dep_ in ("aux", "auxpass") and c.lemma_ == "be" for c in root.children):
             # "Our package manager is bun now.": the tagger took the name for a verb after "is"
             subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+            if (
+                subject is not None
+                and subject.lower_ in ("it", "everything")
+                and any(c.lower_ == "now" for c in root.children)
+            ):
+                return True  # "we left heroku in january. it's render now": what it is now
             return subject is not None and label_words(subject) in self._labels
+        if root.dep_ == "xcomp" and head.lemma_ == "be" and head.i < root.i:
+            # "it's render now", parsed as a verb after "is"
+            subject = next((c for c in head.children if c.dep_ == "nsubj"), None)
+            now = any(c.lower_ == "now" for c in [*head.children, *root.children])
+            return subject is not None and subject.lower_ in ("it", "everything") and now
         if root.dep_ not in ("attr", "acomp", "pobj") or head.i == root.i:
             return False
         if root.dep_ == "pobj":

@@ -124,3 +124,67 @@ def test_the_language_code_is_to_be_written_in(extractor: ClauseExtractor) -> No
     assert values(extractor, "write me a script in python to rename files", "language") == []
     assert values(extractor, "write tests with pytest", "write_command") == []
     assert values(extractor, "write tests with pytest", "test_command") == ["pytest"]
+
+
+def test_corrections_of_names_and_products_said_every_way(extractor: ClauseExtractor) -> None:
+    def learned(before: str, said: str, key: str) -> list[str]:
+        turns = [Turn("user", before, 0), Turn("user", said, 1)]
+        return [c.value for c in extractor.extract(turns) if c.key == key]
+
+    assert learned("my dog is called Max", "oops typo, his name is Mac not Max 😂", "pet:dog") == ["Mac"]
+    assert (
+        learned("hi im Katherine", "could you call me Kate from now on? Katherine feels formal", "name")[-1]
+        == "Kate"
+    )
+    hosted = learned(
+        "we run on heroku", "actually scratch that, we left heroku in january. it's render now", "hosting"
+    )
+    assert hosted[-1] == "render"
+    assert values(extractor, "sorry i meant pnpm not npm", "package_manager") == ["pnpm"]
+    # a correction that names a product only to deny it, or only asks, names no product meant
+    assert stored(extractor, "nope, no graphql anywhere") == ""
+    assert stored(extractor, "wait is 0.1 + 0.2 == 0.3 false in every language or just js") == ""
+    assert "passport" not in stored(extractor, "actually pls call me Sasha, Alex is only on my passport")
+
+
+def test_every_product_listed_with_the_one_replaced(extractor: ClauseExtractor) -> None:
+    for said in ("replaced flake8, black and isort with ruff", "replaced flake8/black/isort with ruff"):
+        learned = {c.key: c.value for c in extractor.extract([Turn("user", said, 0)]) if c.key}
+        assert learned == {"linter": "ruff"}
+    assert values(extractor, "dropped jest, vitest now. same api mostly", "test_framework") == ["vitest"]
+
+
+def test_an_order_the_tagger_took_for_the_past_or_for_a_labels_clause(extractor: ClauseExtractor) -> None:
+    assert "Always set seeds explicitly" in stored(extractor, "always set seeds explicitly pls.")
+    assert "rule" not in stored(extractor, "I always set my alarm at 6")
+    assert "never use GlobalScope" in stored(extractor, "coroutine rule on our team: never use GlobalScope.")
+
+
+def test_a_relatives_condition_of_a_numbered_type(extractor: ClauseExtractor) -> None:
+    said = "my daughter Aisha has type 1 diabetes so carb counts really matter for snack ideas"
+    assert "daughter Aisha has type 1 diabetes" in stored(extractor, said)
+    said = "i passed my AWS solutions architect associate exam today!!! what should i study next"
+    assert "AWS solutions architect associate exam" in stored(extractor, said)
+
+
+def test_the_pace_of_every_answer(extractor: ClauseExtractor) -> None:
+    said = stored(extractor, "I'm not a pro at all so explain things step by step pls")
+    assert "User bench-user rule: Explain things step by step" in said.replace(
+        "\x00subject\x00", "User bench-user"
+    )
+    assert "rule: Go slow" in stored(extractor, "not great with computers so go slow please")
+    # a pace for one task is the task's: the topic is named
+    assert "rule" not in stored(extractor, "walk me through setting up helm step by step")
+    assert "rule" not in stored(extractor, "the build is slow")
+
+
+def test_where_a_build_fails_is_no_command_it_runs(extractor: ClauseExtractor) -> None:
+    said = "we're a small team, flutter app. the ios build keeps failing on pod install any ideas"
+    assert values(extractor, said, "build_command") == []
+    said = "ios build fails on my M1 with some pod install error about the deployment target"
+    assert values(extractor, said, "build_command") == []
+    # a command that hangs is still the project's, and a flag's words are no error
+    assert "cargo nextest run --workspace" in stored(extractor, "cargo nextest run --workspace hangs on CI")
+    assert values(extractor, "lint is cargo clippy -- -D warnings", "lint_command") == [
+        "cargo clippy -- -D warnings"
+    ]

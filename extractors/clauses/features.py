@@ -29,6 +29,10 @@ _CONDITION_MARKS = frozenset(
 _WHEN_MARKS = frozenset({"when", "whenever", "while", "once", "until", "till"})
 
 
+# what an order opens with after a label's colon
+_ORDER_OPENERS = frozenset({"never", "always", "dont", "don't", "do", "please", "pls", "just", "only"})
+
+
 class FeatureReader(WhoReader):
     """Reads the features of a clause whose tokens and parent are known."""
 
@@ -47,13 +51,21 @@ class FeatureReader(WhoReader):
             (c for c in subjects if c.lower_ in SPEAKER | GROUP), subjects[0] if subjects else None
         )
         auxes = [c for c in head.children if c.dep_ in ("aux", "auxpass") and c.i < head.i]
+        colon = (
+            next((t for t in head.doc[subject.i + 1 : head.i] if t.text == ":"), None) if subject else None
+        )
+        opens_order = colon is not None and (
+            colon.i + 1 == head.i or head.doc[colon.i + 1].lower_ in _ORDER_OPENERS
+        )  # "coroutine rule on our team: never use GlobalScope"
         if (
             subject is not None
-            and head.tag_ == "VBD"
-            and subject.i < head.i
-            and any(t.text == ":" for t in head.doc[subject.i + 1 : head.i])
+            and colon is not None
+            and (head.tag_ == "VBD" or (head.tag_ == "VB" and opens_order))
         ):
-            subject = None  # "new job news: started at Datadog on monday": a label, not who did it
+            # "new job news: started at Datadog on monday": a label, not who did it (but "team
+            # conventions: ..., PR titles must start with ...": the subject after the label)
+            after = [c for c in subjects if c.i > subject.i]
+            subject = after[-1] if after else None
         if subject is None and clause.parent is not None and head.dep_ == "conj" and _shares_subject(clause):
             subject = clause.parent.subject  # "we use postgres and deploy to fly" (not ", ignore that")
         elif (
@@ -263,6 +275,13 @@ class FeatureReader(WhoReader):
                 return "imperative"
             if any(a.lower_ in ("do", "don't", "dont") for a in auxes) and head.tag_ == "VB":
                 return "imperative"
+            if (
+                head.tag_ in ("VBD", "VBN")
+                and head.lower_ == head.lemma_.lower()
+                and first.lower_ in ("always", "never")
+                and first.i < head.i
+            ):
+                return "imperative"  # "always set seeds explicitly": "set" as said is its own base form
         return "statement"
 
     @staticmethod

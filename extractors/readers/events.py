@@ -151,6 +151,20 @@ class EventReader(StackReader):
             and not any(s.dep_ in ("nsubj", "nsubjpass", "mark") for s in c.children)
             and not any(t.is_punct for t in head.doc[head.i : c.left_edge.i])
         ]
+        # "i passed my AWS solutions architect exam today": the tagger took a word of the name for a
+        # verb, and the rest of what was passed for its clause
+        doing += [
+            c
+            for c in head.children
+            if c.dep_ == "ccomp"
+            and c.i > head.i
+            and eventful
+            and not any(m.dep_ == "mark" for m in c.children)
+            and (
+                any(s.dep_ == "nsubj" and any(p.lower_ == "my" for p in s.subtree) for s in c.children)
+                or any(o.dep_ == "dobj" and o.right_edge.i + 1 == c.left_edge.i for o in head.children)
+            )
+        ]
         text = _event_text(clause, [t for c in doing for t in c.subtree])
         if not text or len(text.split()) > 30:
             return []
@@ -161,7 +175,7 @@ class EventReader(StackReader):
                 kind="episodic",
                 scope="user",
                 key=None,
-                value=joined([t for c in objects for t in sorted(c.subtree, key=lambda t: t.i)])
+                value=joined(sorted({t for c in objects for t in c.subtree}, key=lambda t: t.i))
                 or plain(clause.tokens),
                 text=text,
                 span=plain(clause.tokens),

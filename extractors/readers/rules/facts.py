@@ -137,6 +137,19 @@ _TELLING = frozenset(
 )
 
 
+# the pace of every answer: "explain things step by step", "go slow please", "chunk it up"
+PACED = re.compile(
+    r"\bstep[- ]by[- ]step\b|\b(?:go|take it|explain\w*(?: \w+)?|talk) slow(?:ly|er)?\b|\bbit by bit\b|"
+    r"\bone (?:step|thing) at a time\b|"
+    r"\bsmall(?:er)? steps\b|\bchunk(?:s|ed)?\b|\bsimpl(?:e|y|er)\b|\bgently\b",
+    re.IGNORECASE,
+)
+
+
+def paced(tokens: list[Token]) -> bool:
+    return bool(PACED.search(" ".join(t.lower_ for t in tokens)))
+
+
 class RuleBase(ReaderBase):
     """Whose a rule is, and the fact it makes."""
 
@@ -188,6 +201,8 @@ class RuleBase(ReaderBase):
             for t in tokens
         ) and not any(t.lemma_.lower() in lex["code_noun"] for t in tokens):
             user += 2  # "answer in German" (but "all comments must be in English": the code's)
+        if paced(tokens) and not project:
+            user += 2  # "go slow please": how the answers are paced
         return "user" if user > project else "project"
 
     def rule_fact(

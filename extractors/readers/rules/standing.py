@@ -8,6 +8,7 @@ from __future__ import annotations
 from extractors.clauses import PLEASE, Clause
 from extractors.clauses.model import describing_a_thing_to_make, in_quotes, keeps_happening
 from extractors.readers.common import DEICTIC, Fact, Token, checkpoint_of, points_elsewhere
+from extractors.readers.rules.facts import paced
 from extractors.readers.rules.norms import NormRules
 from extractors.render import SUBJECT_MARK, plain, trim
 
@@ -227,6 +228,15 @@ class StandingRules(NormRules):
         marked = {t.lower_ for t in tokens if not in_quotes(t) and t.i not in described} & {"never", "always"}
         if (clause.standing and not any(in_quotes(t) for t in tokens)) or marked:
             return True
+        if paced(tokens) and not any(
+            t.pos_ in ("NOUN", "PROPN")
+            and t.lower_ not in _IN_GENERAL | _PACE_WORDS | self.lex["answer_word"]
+            and t.lemma_.lower() not in self.lex["answer_word"]
+            for t in tokens
+        ):
+            return (
+                True  # "explain things step by step", "go slow pls" (not "walk me through helm step by step")
+            )
         if "again" in words and not clause.negated:
             return False  # "explain closures to me again": once more, not every time
         if clause.negated and any(
@@ -314,6 +324,10 @@ class StandingRules(NormRules):
 _WHOLE = frozenset(
     {"codebase", "repo", "repository", "project", "monorepo", "team", "company", "org", "workspace"}
 )
+
+
+# the words of a pace: "step by step", "one thing at a time", "in chunks"
+_PACE_WORDS = frozenset({"step", "steps", "bit", "chunk", "chunks", "thing", "time", "terms", "pace"})
 
 
 # what a teaching order is about when it is about every answer: "explain things like I'm five"

@@ -86,8 +86,17 @@ def _meant(clause: Clause) -> bool:
         and head.tag_ == "VBD"
         and clause.subject is not None
         and clause.subject.lower_ == "i"
-        and any(c.dep_ in ("dobj", "attr", "npadvmod") for c in head.children)
-        and not any(c.dep_ in ("xcomp", "ccomp") for c in head.children)
+        and (
+            (
+                any(c.dep_ in ("dobj", "attr", "npadvmod") for c in head.children)
+                and not any(c.dep_ in ("xcomp", "ccomp") for c in head.children)
+            )
+            # "i meant pnpm not npm", parsed as a clause whose verb is the product denied
+            or any(
+                c.dep_ == "ccomp" and c._.tech is not None and any(g.dep_ == "neg" for g in c.children)
+                for c in head.children
+            )
+        )
     )
 
 
@@ -204,6 +213,28 @@ class ProductReader(SupersededProducts):
             for s in mine
             if not in_quotes(s[0], single=False) and not _in_a_name(s) and not self._employer(s)
         ]
+
+    def product_meant(self, meant: Fact) -> Fact:
+        """The product a correction names when no reader read it from the sentence ("sorry i meant pnpm
+        not npm", parsed as a clause of its own), as a fact of its slot."""
+        category = meant.category or ""
+        spec = self.vocab.slot(category)
+        text = fill(spec.template(), meant.value)
+        if meant.other:
+            text = text[:-1] + f", not {meant.other}."
+        return Fact(
+            kind="semantic",
+            scope=spec.scope,
+            key=spec.key if spec.single else f"{spec.key}:{slug(meant.value)}",
+            value=meant.value,
+            text=text,
+            span=meant.span,
+            reader="stack.meant",
+            confidence=0.8,
+            anchor=meant.anchor,
+            other=meant.other,
+            category=category,
+        )
 
     def _employer(self, span: Span) -> bool:
         """ "Raj, PM at Zendesk", "data engineer @ Spotify": where someone works, not what is used."""

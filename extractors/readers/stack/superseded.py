@@ -210,7 +210,13 @@ def _listed_first(span: Span) -> Token:
     while root.dep_ == "conj" and root.head.i != root.i and root.head._.tech is not None:
         root = root.head
     start = root.i if root.i < span.start else span.start
-    while start >= 2 and doc[start - 1].lower_ in _LISTING and doc[start - 2]._.tech is not None:
+    after = doc[span.end].lower_ if span.end < len(doc) else ""
+    if after == "now":
+        return root  # "dropped jest, vitest now": what is used now
+    # a comma lists only in a list that goes on with "and" ("flake8, black and isort"), not in
+    # "dropped jest, vitest now"
+    listed = _LISTING - {","} if after not in ("and", "or", "&", ",") else _LISTING
+    while start >= 2 and doc[start - 1].lower_ in listed and doc[start - 2]._.tech is not None:
         start -= 2
         while start > 0 and doc[start - 1]._.tech is not None and doc[start - 1].whitespace_ == "":
             start -= 1
