@@ -111,6 +111,8 @@ NATURAL_SETS = (
     "natural_phrasing_holdout78.jsonl",
     "natural_phrasing_holdout79.jsonl",
     "natural_phrasing_holdout80.jsonl",
+    "natural_phrasing_holdout81.jsonl",
+    "natural_phrasing_holdout82.jsonl",
 )
 BATCH = 32
 
