@@ -113,6 +113,10 @@ NATURAL_SETS = (
     "natural_phrasing_holdout80.jsonl",
     "natural_phrasing_holdout81.jsonl",
     "natural_phrasing_holdout82.jsonl",
+    "natural_phrasing_holdout83.jsonl",
+    "natural_phrasing_holdout84.jsonl",
+    "natural_phrasing_holdout85.jsonl",
+    "natural_phrasing_holdout86.jsonl",
 )
 BATCH = 32
 

@@ -14,7 +14,8 @@ from extractors.shell import Command
 from extractors.vocabulary import VERSION
 
 _CORRECTION = re.compile(
-    r"^\W*(?:(?:sorry|sry|soz|oops|whoops|wait|hold\s+on|erm|um|my\s+bad|correction|typo|auto-?correct(?:ed)?|scratch\s+that|"
+    # ("lol autocorrect, the dog is Rocky not Rex": a filler may come first)
+    r"^\W*(?:(?:lol|ugh|argh|gah|oh|ah|damn|dang|haha)\W+(?=\w))?(?:(?:sorry|sry|soz|oops|whoops|wait|hold\s+on|erm|um|my\s+bad|correction|typo|auto-?correct(?:ed)?|scratch\s+that|"
     r"let\s+me\s+correct\s+(?:that|myself)|i\s+misspoke|actually|not\s+quite|rather|i\s+mean|"
     # "no, pnpm" / "nope it's 3.12", but not "no one remembers ...": a word of the sentence
     r"(?:no+|nope)(?=\s*[,:;.!\u2014\u2013-]|\s*$|\s+(?:i|i'?m|it|it'?s|its|we|that|that'?s|wait|sorry|not)\b))"
@@ -145,7 +146,9 @@ def bare_value(
     wrong = {t.i for span in techs if _denied(span, left) for t in sent.doc[span.start : span.end + 2]}
     rest = [t for t in sent if t.idx >= rest_start and not t.is_punct]
     versions = [
-        t for t in rest if VERSION.match(t.text) and any(ch.isdigit() for ch in t.text) and t.i not in wrong
+        t
+        for t in rest
+        if VERSION.match(t.text) and any(ch.isdigit() for ch in t.text) and t.i not in wrong and _alone(t)
     ]
     if versions:
         return Fact(
@@ -166,12 +169,19 @@ def bare_value(
     for n, token in enumerate(rest):
         if phrase and token.lower_ in ("last", "this", "next", "since", "yesterday", "today", "now"):
             break  # "moved to stg.acme.internal last week": when, not what
+        between = sent.doc[phrase[-1].i : token.i] if phrase else []
+        glue = [t for t in between[1:] if t.text in ("-", "_", ".", "/")]
+        if phrase and glue and all(not t.whitespace_ for t in between):
+            phrase.append(token)  # "eu-central-1": one word, however the tokenizer cut it
+            continue
         if phrase and any(t.is_punct for t in sent.doc[phrase[-1].i + 1 : token.i]):
             break  # "Kat is fine, Katie feels too formal": a comma ends what is said of the value
         if token.pos_ in ("PROPN", "NOUN", "ADJ", "NUM") or (phrase and token.pos_ == "X"):
             phrase.append(token)
         elif phrase and not named and (token.lemma_ == "be" or _moved_to(token, rest[n + 1 : n + 2])):
             phrase, named = [], phrase
+        elif phrase and token.pos_ == "VERB" and not named:
+            return None  # "the team agreed on 2 spaces": a sentence of its own, not a value
         elif phrase:
             break
         elif named and token.lower_ == "to":
@@ -190,6 +200,16 @@ def bare_value(
     value = sent.doc[phrase[0].i : phrase[-1].i + 1].text
     fact = Fact("semantic", "user", None, value, "", sent.text, "correction", 0.75, phrase[0].i, other=other)
     return fact
+
+
+def _alone(number: Any) -> bool:
+    """A number said as a value of its own: not a count of what follows ("2 spaces indent"), nor a
+    piece of a longer word ("eu-central-1")."""
+    doc = number.doc
+    after = doc[number.i + 1] if number.i + 1 < len(doc) else None
+    glued = number.i > 0 and not doc[number.i - 1].whitespace_ and not doc[number.i - 1].is_space
+    counts = after is not None and after.is_alpha and after.pos_ in ("NOUN", "PROPN")
+    return not glued and not counts
 
 
 def _moved_to(token: Any, following: list[Any]) -> bool:
@@ -225,7 +245,17 @@ def _corrected(read: Read, before: list[Fact]) -> Fact | None:
         commands = [b for b in before if b.key and b.key.endswith(("_command", "_check"))]
         return commands[-1] if commands else None
     personal = [b for b in before if b.scope == fact.scope and b.key]
+    # "I mean Tartu" after "Tallinn" and "EET": a value written the same way (a name, not capitals)
+    shaped = [b for b in personal if _shape(b.value) == _shape(fact.value)]
+    if shaped:
+        return shaped[-1]
     return personal[-1] if personal else (before[-1] if before else None)
+
+
+def _shape(value: str) -> str:
+    if value.isupper():
+        return "capitals"
+    return "name" if value[:1].isupper() else "word"
 
 
 def _with_value(target: Fact, value: str) -> Fact:

@@ -102,7 +102,13 @@ class Shell:
                 "his",
                 "her",
             )
-            if program is None or (after_article and not word.startswith(("./", "../"))):
+            # "they make refactors painful": a verb after its subject, not a program run
+            after_subject = (
+                i > 0
+                and words[i - 1][2].lower().strip("([{\"'") in _SUBJECTS
+                and word.lower() in self.known_words
+            )
+            if program is None or ((after_article or after_subject) and not word.startswith(("./", "../"))):
                 i += 1  # "that's the pre-commit ritual": a noun after its article, not a program run
                 continue
             args: list[tuple[int, int, str]] = []
@@ -304,6 +310,9 @@ _JOINING = frozenset(
         "once",
     }
 )
+
+
+_SUBJECTS = frozenset({"i", "we", "they", "you", "he", "she", "it", "u"})
 
 
 def load_shell(path: Path | None = None, known_words: frozenset[str] = frozenset()) -> Shell:

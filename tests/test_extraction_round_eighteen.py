@@ -188,3 +188,45 @@ def test_where_a_build_fails_is_no_command_it_runs(extractor: ClauseExtractor) -
     assert values(extractor, "lint is cargo clippy -- -D warnings", "lint_command") == [
         "cargo clippy -- -D warnings"
     ]
+
+
+def test_what_others_call_the_speaker_and_what_is_still_to_come(extractor: ClauseExtractor) -> None:
+    said = "pls call me Jay, not Jason lol only my mom calls me Jason"
+    assert values(extractor, said, "name") == ["Jay"] and values(extractor, said, "family") == []
+    assert values(extractor, "my mom is called Anna", "family") == ["Anna"]
+    assert values(extractor, "im practicing my dutch, moving to utrecht soon", "home_city") == []
+    assert values(extractor, "i'm moving to Utrecht", "home_city") == ["Utrecht"]
+
+
+def test_the_teams_way_and_a_words_modifiers(extractor: ClauseExtractor) -> None:
+    said = "in this codebase we use tabs not spaces, dont argue with me on this one lol"
+    assert [c.scope_level for c in extractor.extract([Turn("user", said, 0)])] == ["project"]
+    hooks = extractor.extract([Turn("user", "we dont write class components anymore, hooks only.", 0)])
+    assert [(c.scope_level, c.value) for c in hooks] == [("project", "hooks only")]
+    assert values(extractor, "i'm on a low sodium diet since my heart surgery", "diet") == ["low sodium"]
+    assert values(extractor, "i follow a strict keto diet", "diet") == ["strict keto"]
+
+
+def test_words_around_a_correction_and_a_verb_after_its_subject(extractor: ClauseExtractor) -> None:
+    turns = [
+        Turn("user", "my dog Rex loves the park", 0),
+        Turn("user", "lol autocorrect, the dog is Rocky not Rex", 1),
+    ]
+    assert [(c.key, c.value) for c in extractor.extract(turns)][-1:] == [("pet:dog", "Rocky")]
+    assert stored(extractor, "my manager thinks we should move everything to azure. i dunno man") == ""
+    said = "no default exports anywhere in the codebase (they make refactors + grep painful)"
+    assert "grep painful" not in stored(extractor, said)
+    assert "make test" in stored(extractor, "we run make test before pushing")
+
+
+def test_a_correction_after_a_filler_and_a_value_cut_by_the_tokenizer(extractor: ClauseExtractor) -> None:
+    def last(before: str, said: str, key: str) -> str:
+        turns = [Turn("user", before, 0), Turn("user", said, 1)]
+        return [c.value for c in extractor.extract(turns) if c.key == key][-1]
+
+    assert last("i live in Tallinn", "ugh I mean Tartu. autocorrect.", "home_city") == "Tartu"
+    said = "ah sorry, it's eu-central-1 not us-east-1, all our stuff is in Frankfurt"
+    assert last("our bucket is in us-east-1", said, "setting:bucket") == "eu-central-1"
+    # a count is no version meant, and a sentence of its own is no value meant
+    said = "ah actually scratch that, the team agreed on 2 spaces indent in the last meeting"
+    assert last("our fortran code uses 4 spaces", said, "indentation") != "team"

@@ -29,6 +29,8 @@ _CONDITION_MARKS = frozenset(
 _WHEN_MARKS = frozenset({"when", "whenever", "while", "once", "until", "till"})
 
 
+# what says a progressive is still to come
+_COMING = frozenset({"soon", "tomorrow", "next", "later", "shortly", "eventually"})
 # what an order opens with after a label's colon
 _ORDER_OPENERS = frozenset({"never", "always", "dont", "don't", "do", "please", "pls", "just", "only"})
 
@@ -173,6 +175,8 @@ class FeatureReader(WhoReader):
             self._plans(head)
             or self._governed_by(clause, lex["plan_verb"], xcomp_only=not infinitive)
             or clause.tense == "future"
+            # "moving to utrecht soon", "starting at Stripe next month": the progressive of what is to come
+            or (head.tag_ == "VBG" and any(t.lower_ in _COMING for t in clause.tokens if t.i > head.i))
         )
         clause.reported = self._reported(clause)
         clause.standing = (

@@ -57,6 +57,13 @@ class PersonalReader(StatementReader, SaidOfOneself):
             value = hit.nodes[frame.value]
             if frame.span == "name" and value.lemma_.lower() in self.lex["pet_noun"] | self.lex["kin_noun"]:
                 continue  # "my sister Maria's cat": the cat is no one's name
+            called = hit.nodes.get("verb")
+            if (
+                (frame.key or "").startswith(("family:", "pet:"))
+                and called is not None
+                and any(c.dep_ in ("dobj", "dative") and c.lower_ in ("me", "us") for c in called.children)
+            ):
+                continue  # "only my mom calls me Jason": the speaker's name in her mouth, not hers
             named_now = any(t.lemma_.lower() in ("name", "call") for t in (value.head, value.head.head))
             if (
                 frame.presupposed
@@ -110,6 +117,22 @@ class PersonalReader(StatementReader, SaidOfOneself):
             value = self._frame_value(frame, value_token, hit)
             if value is None:
                 continue
+            modifiers = _modifiers_before(value_token) if frame.span == "token" else []
+            if modifiers:
+                # "a low sodium diet": one value of all the words before the noun, read once
+                if value_token.i != modifiers[0].i:
+                    continue
+                value = value_token.doc[modifiers[0].i : modifiers[-1].i + 1].text
+            elif (
+                frame.span == "token"
+                and value_token.dep_ in ("amod", "compound")
+                and value_token.left_edge.i < value_token.i
+                and all(
+                    t.dep_ in ("npadvmod", "compound", "amod", "advmod") and not t.is_punct
+                    for t in value_token.doc[value_token.left_edge.i : value_token.i]
+                )
+            ):
+                value = value_token.doc[value_token.left_edge.i : value_token.i + 1].text  # "plant based"
             if frame.key and frame.key.startswith(("named:", "project_name")):
                 value = _titled(value_token, value)  # "The Loose Ends": the article is part of the name
             noun = hit.nodes.get("noun")
@@ -498,6 +521,24 @@ def _parent_of(token: Token) -> Token | None:
     if any(t.lower_ in others for t in doc[token.sent.start : token.i]):
         return None
     return None if before in ("my", "his", "her", "their", "your", "our") else count
+
+
+def _modifiers_before(token: Token) -> list[Token]:
+    """The words right before a noun that modify it together, when ``token`` is one of them and there
+    are several: "low", "sodium" in "a low sodium diet"."""
+    if token.dep_ not in ("amod", "compound") or token.head.i <= token.i:
+        return []
+    noun = token.head
+    mods = [c for c in noun.children if c.dep_ in ("amod", "compound", "npadvmod") and c.i < noun.i]
+    mods = [c for c in mods if all(t.dep_ != "punct" for t in token.doc[c.i : noun.i])]
+    if len(mods) < 2 or mods[-1].i != noun.i - 1:
+        return []
+    run = [mods[-1]]
+    for mod in reversed(mods[:-1]):
+        if mod.i != run[0].i - 1:
+            break
+        run.insert(0, mod)
+    return run if len(run) >= 2 and token in run else []
 
 
 def _ones_own(noun: Token) -> bool:

@@ -65,6 +65,10 @@ class StatementReader(RuleReader):
         """A durable first-person statement no frame names: "i play the violin", "my mom is a teacher"."""
         if not self._of_oneself(clause):
             return []
+        if clause.head.lemma_.lower() in ("call", "name") and any(
+            c.dep_ in ("dobj", "dative") and c.lower_ in ("me", "us") for c in clause.head.children
+        ):
+            return []  # "only my mom calls me Jason": what others call the speaker, the name readers'
         content = _content(clause)
         if not content or not self._durable(clause, content):
             return []

@@ -161,12 +161,15 @@ class RuleBase(ReaderBase):
         project = 0.0
         answers = lex["answer_word"] - {"me"}
         life = lex["life_noun"] | lex["kin_noun"] | lex["pet_noun"] | lex["diet_word"]
+        homely = lex["consume_verb"] | lex["life_event_verb"] | {"live", "cook", "sleep", "eat"}
         for token in tokens:
             lemma, lower = token.lemma_.lower(), token.lower_
             if (lower in answers or lemma in answers) and not _of_artifacts(token):
                 user += 1.5  # how answers look is said of answers; a code word nearby is usually context
             if lower in ("i", "i'm") and token.dep_ in ("nsubj", "nsubjpass"):
                 user += 1  # "on fridays i eat fish tho": about the speaker's own life
+            if lower == "we" and token.dep_ == "nsubj" and token.head.lemma_.lower() not in homely:
+                project += 1  # "in this codebase we use tabs not spaces": the team's way (not "we eat")
             if lower == "my" and token.head.lemma_.lower() not in lex["code_noun"] | lex["project_noun"]:
                 user += 1  # "except dark chocolate, that's my one exception" (not "my PRs", "my repo")
             if lower == "me":

@@ -255,9 +255,10 @@ class NoteRules(StandingRules):
             root = sent.doc[sent.start - 1].sent.root
         people = self.lex["person_noun"] | self.lex["kin_noun"] | self.lex["pet_noun"] | self.lex["life_noun"]
         return any(
-            c.dep_ in ("nsubj", "nsubjpass") and c.pos_ == "NOUN" and c.lemma_.lower() not in people
+            c.dep_ in ("nsubj", "nsubjpass")
+            and ((c.pos_ == "NOUN" and c.lemma_.lower() not in people) or c.lower_ == "we")
             for c in root.children
-        )
+        )  # (or of the team: "we dont write class components anymore, hooks only")
 
     def _trouble(self, tokens: list[Token]) -> bool:
         """A problem told in a note's shape: "the second one OOMs on CI only" (the tagger takes the

@@ -158,6 +158,8 @@ class NameReader(ProductReader):
             return []  # "`yarn e2e` runs headless": a command and what it does, not a product
         if name[0].lower_ in _ORDERS:
             return []  # "Use 2 spaces for indentation.": an order the tagger took for a name
+        if len(name) > 1 and name[-1].tag_ in ("JJ", "JJR", "JJS") and name[-1].lower_ in self.known_words:
+            return []  # "(they make refactors + grep painful)": what something is made, not a name
         value = piece.doc[name[0].i : name[-1].i + 1].text  # as written: "@wordpress/env", "esp-hal"
         if not _latin(value):
             return []  # "아 sorry, jenkins was my old company": a word of another language
