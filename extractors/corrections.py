@@ -92,14 +92,10 @@ def _denied(span: Any, left: frozenset[str]) -> bool:
     # "we left heroku in jan, it's render now": what was left is the old value
     gone = span.root.dep_ == "dobj" and span.root.head.lemma_.lower() in left
     # "nope, no graphql anywhere" (but "actually no its pnpm": a "no" that answers, not a determiner)
-    right_before = doc[span.start - 1] if span.start > sent_start(span) else None
+    right_before = doc[span.start - 1] if span.start > span.sent.start else None
     banned = right_before is not None and right_before.lower_ == "no" and right_before.dep_ == "det"
     denied = before & {"not", "n't", "never"}
     return bool(denied) or banned or "anymore" in after or gone or _once_said(span.root)
-
-
-def sent_start(span: Any) -> int:
-    return int(span.sent.start)
 
 
 def _once_said(token: Any) -> bool:
