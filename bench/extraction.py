@@ -117,6 +117,8 @@ NATURAL_SETS = (
     "natural_phrasing_holdout84.jsonl",
     "natural_phrasing_holdout85.jsonl",
     "natural_phrasing_holdout86.jsonl",
+    "natural_phrasing_holdout87.jsonl",
+    "natural_phrasing_holdout88.jsonl",
 )
 BATCH = 32
 
