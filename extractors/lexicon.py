@@ -71,6 +71,7 @@ CLASSES = frozenset(
         "norm_verb",
         "practice_verb",
         "trouble_verb",
+        "failure_noun",
         "setting_noun",
         "branch_name",
         "employer_noun",

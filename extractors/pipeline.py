@@ -504,7 +504,8 @@ class ClauseExtractor:
         run = [
             (c, span)
             for c, span in commands
-            if not _names_an_error(c, span) and not (failing and span.root.dep_ == "pobj")
+            if not _names_an_error(c, span, self.lexicon["failure_noun"])
+            and not (failing and span.root.dep_ == "pobj")
         ]
         facts = readers.commands(clause, run) if read_commands else []
         used = {f.value for f in facts}
@@ -591,14 +592,13 @@ class ClauseExtractor:
 __all__ = ["NAME", "SUBJECT_MARK", "ClauseExtractor"]
 
 
-_ERRORS = frozenset({"error", "errors", "failure", "failures", "crash", "crashes"})
-
-
-def _names_an_error(command: Command, span: Any) -> bool:
+def _names_an_error(command: Command, span: Any, failures: frozenset[str]) -> bool:
     """ "a pod install error": a command's words that name the error it gave, not a command run (the
     words after a bare command may have been taken for its arguments: "pod install error about")."""
-    after = span.doc[span.end].lower_ if span.end < len(span.doc) else ""
-    return not command.quoted and (after in _ERRORS or bool(set(command.text.lower().split()[1:]) & _ERRORS))
+    after = [span.doc[span.end].lemma_.lower()] if span.end < len(span.doc) else []
+    # a plural as said, without a parse: "errors", "crashes"
+    said = {f for w in command.text.lower().split()[1:] for f in (w, w[:-1], w[:-2])}
+    return not command.quoted and bool(failures.intersection([*after, *said]))
 
 
 def _speaks_of_self(doc: Any) -> bool:

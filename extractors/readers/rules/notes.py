@@ -70,10 +70,6 @@ _UNDERGOING = frozenset({"getting", "seeing", "hitting", "having"})
 # the trouble verbs that only ever tell of a failure ("ignore vendor/ always" is a rule)
 # failures named by their shorthand: "OOMs", "segfaults"
 _FAILURES = frozenset({"ooms", "oom", "oomed", "segfaults", "segfaulted", "panics", "times-out", "flaky"})
-# what goes wrong, named: "linker errors only on mac", "segfaults on arm only"
-_FAILURE_NOUNS = frozenset(
-    {"error", "exception", "crash", "segfault", "stacktrace", "traceback", "nan", "bug", "glitch"}
-)
 # days that make a note a one-off ("no deploys today", "no meetings tomorrow pls")
 _THIS_DAY = frozenset({"today", "tonight", "tomorrow", "rn", "tmrw", "tmr"})
 
@@ -267,7 +263,7 @@ class NoteRules(StandingRules):
         if tokens[0].lower_ in _UNDERGOING:
             return True
         if tokens[0].lower_ not in ("no", "never", "zero", "always") and any(
-            t.lemma_.lower() in _FAILURE_NOUNS
+            t.lemma_.lower() in self.lex["failure_noun"]
             and t.tag_ in ("NNS", "NN")
             and not any(c.dep_ == "amod" for c in t.children)  # "custom exceptions only": a kind
             and not (t.i > 0 and t.doc[t.i - 1].lower_ in ("no", "never", "zero", "any"))
